@@ -1,0 +1,18 @@
+package io.onceport.frontend;
+
+import io.onceport.frontend.cli.OnceportCommand;
+import picocli.CommandLine;
+
+/** Entry point of the {@code onceport} command. */
+public final class Main {
+  private Main() {}
+
+  public static void main(String[] args) {
+    System.exit(run(args));
+  }
+
+  /** Runs the CLI and returns its exit code (tests call this instead of {@link #main}). */
+  public static int run(String... args) {
+    return OnceportCommand.commandLine().execute(args);
+  }
+}

@@ -1,0 +1,59 @@
+package io.onceport.workflow.contract;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One tool as loaded from {@code contracts/<tool>.yaml}: what it does, how it reaches the world,
+ * and what happens when a response is lost after dispatch. Exactly one of {@code http} and
+ * {@code ssh} is set, matching {@code channel}.
+ *
+ * <p>A snapshot of the contract travels in the workflow input, so an execution is governed by the
+ * contract it was accepted under even if the file changes afterwards.
+ *
+ * @param inputSchema the JSON Schema of the arguments, serialized JSON
+ * @param outputSchema optional JSON Schema of structured results, serialized JSON or null
+ * @param fingerprintIgnore arguments with no semantic meaning, dropped before fingerprinting
+ * @param fingerprintSecret arguments fingerprinted by keyed HMAC only, never stored in clear
+ */
+public record ToolContract(
+    String tool,
+    String description,
+    String inputSchema,
+    String outputSchema,
+    Channel channel,
+    HttpSpec http,
+    SshSpec ssh,
+    ReplaySpec replay,
+    List<String> fingerprintIgnore,
+    List<String> fingerprintSecret) {
+
+  public enum Channel {
+    HTTP,
+    SSH
+  }
+
+  public ToolContract {
+    Objects.requireNonNull(tool, "tool == null");
+    Objects.requireNonNull(channel, "channel == null");
+    Objects.requireNonNull(replay, "replay == null");
+    description = description == null ? "" : description;
+    fingerprintIgnore = fingerprintIgnore == null ? List.of() : List.copyOf(fingerprintIgnore);
+    fingerprintSecret = fingerprintSecret == null ? List.of() : List.copyOf(fingerprintSecret);
+    if (channel == Channel.HTTP && http == null) {
+      throw new IllegalArgumentException("channel http needs an http section");
+    }
+    if (channel == Channel.SSH && ssh == null) {
+      throw new IllegalArgumentException("channel ssh needs an ssh section");
+    }
+  }
+
+  public ReplayClass replayClass() {
+    return replay.replayClass();
+  }
+
+  /** The credential reference this tool dispatches with, or null. */
+  public String credentialRef() {
+    return channel == Channel.HTTP ? http.credential() : ssh.credential();
+  }
+}

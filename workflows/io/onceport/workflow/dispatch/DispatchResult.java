@@ -1,0 +1,43 @@
+package io.onceport.workflow.dispatch;
+
+import java.util.Map;
+
+/**
+ * The observed outcome of one dispatch: what the target answered. For HTTP, {@code status},
+ * selected {@code headers} and the {@code body} (capped at {@link #BODY_CAP} characters,
+ * {@code truncated} says so); for SSH, {@code exitStatus}, {@code body} holds stdout and
+ * {@code stderr} the error stream, both capped.
+ */
+public record DispatchResult(
+    Integer status,
+    Integer exitStatus,
+    Map<String, String> headers,
+    String body,
+    String stderr,
+    boolean truncated,
+    long elapsedMillis) {
+
+  /** Characters of a response body (or stdout/stderr) kept in the record. */
+  public static final int BODY_CAP = 256 * 1024;
+
+  public DispatchResult {
+    headers = headers == null ? Map.of() : Map.copyOf(headers);
+    body = body == null ? "" : body;
+  }
+
+  public static DispatchResult http(int status, Map<String, String> headers, String body, boolean truncated, long elapsedMillis) {
+    return new DispatchResult(status, null, headers, body, null, truncated, elapsedMillis);
+  }
+
+  public static DispatchResult ssh(int exitStatus, String stdout, String stderr, boolean truncated, long elapsedMillis) {
+    return new DispatchResult(null, exitStatus, Map.of(), stdout, stderr, truncated, elapsedMillis);
+  }
+
+  /** A 2xx HTTP status or exit status 0. */
+  public boolean succeeded() {
+    if (status != null) {
+      return status >= 200 && status < 300;
+    }
+    return exitStatus != null && exitStatus == 0;
+  }
+}

@@ -1,0 +1,102 @@
+package io.onceport.workflow.execution;
+
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import io.onceport.workflow.dispatch.DispatchResult;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The execution record: where one accepted attempt to act stands, and the evidence for it. Returned
+ * by the {@code record} query and by every update, shown by {@code onceport executions show}.
+ *
+ * <p>Outcome and delivery are separate fields; {@link #view()} derives the seed's combined labels
+ * such as {@code completed_result_not_delivered}. Times are ISO-8601 strings (workflow time).
+ *
+ * @param version increases with every change, so a waiter can ask for "anything newer than n"
+ * @param message one plain sentence on the current state, safe to show an agent
+ */
+public record ExecutionRecord(
+    String executionId,
+    String workflowId,
+    String fingerprint,
+    String intentKey,
+    String tool,
+    String actor,
+    String intentScope,
+    String sessionId,
+    String channel,
+    String target,
+    String method,
+    String credentialRef,
+    String replayClass,
+    String arguments,
+    ExecutionState state,
+    Outcome outcome,
+    Delivery delivery,
+    String acceptedAt,
+    String authorizedAt,
+    String dispatchedAt,
+    String completedAt,
+    String deliveredAt,
+    Integer targetStatus,
+    Integer exitStatus,
+    String resultReference,
+    DispatchResult result,
+    Authorization authorization,
+    Review review,
+    int dispatchAttempts,
+    List<StatusCheck> statusChecks,
+    List<AttachedCall> calls,
+    List<Transition> transitions,
+    String attachableUntil,
+    String cancellation,
+    String message,
+    long version) {
+
+  public ExecutionRecord {
+    Objects.requireNonNull(executionId, "executionId == null");
+    Objects.requireNonNull(state, "state == null");
+    Objects.requireNonNull(outcome, "outcome == null");
+    Objects.requireNonNull(delivery, "delivery == null");
+    statusChecks = statusChecks == null ? List.of() : List.copyOf(statusChecks);
+    calls = calls == null ? List.of() : List.copyOf(calls);
+    transitions = transitions == null ? List.of() : List.copyOf(transitions);
+  }
+
+  /** How the authorization ladder decided: {@code {decision, rule, at, by}}. */
+  public record Authorization(String decision, String rule, String at, String by, String reason) {}
+
+  /** How an operator resolved a {@code needs_review} execution. */
+  public record Review(String decision, String reason, String by, String at) {}
+
+  /** One status query after an unknown outcome. */
+  public record StatusCheck(String at, String verdict, Integer status, String detail) {}
+
+  /** One state change with its time. */
+  public record Transition(String state, String at, String detail) {}
+
+  /**
+   * The seed's combined view of state, outcome and delivery, e.g.
+   * {@code completed_result_not_delivered}, {@code dispatched_outcome_unknown}.
+   */
+  @JsonIgnore
+  public String view() {
+    if (state == ExecutionState.COMPLETED || state == ExecutionState.FAILED) {
+      return switch (delivery) {
+        case DELIVERED -> state.wireName() + "_result_delivered";
+        case NOT_DELIVERED -> state.wireName() + "_result_not_delivered";
+        case PENDING -> state.wireName();
+      };
+    }
+    if (outcome == Outcome.UNKNOWN) {
+      return state.wireName() + "_outcome_unknown";
+    }
+    return state.wireName();
+  }
+
+  /** True when an answer can be given to a caller without waiting: finished, or waiting on a human. */
+  @JsonIgnore
+  public boolean isSettled() {
+    return state.isTerminal() || state == ExecutionState.NEEDS_REVIEW;
+  }
+}

@@ -1,0 +1,66 @@
+package io.onceport.workflow.execution;
+
+import io.temporal.workflow.QueryMethod;
+import io.temporal.workflow.SignalMethod;
+import io.temporal.workflow.UpdateMethod;
+import io.temporal.workflow.UpdateValidatorMethod;
+import io.temporal.workflow.WorkflowInterface;
+import io.temporal.workflow.WorkflowMethod;
+
+/**
+ * One execution of one tool action. The workflow id is derived from the intent (fingerprint, or the
+ * client's intent key), and every arriving call is an {@link #attach} update sent with
+ * update-with-start and {@code USE_EXISTING}: a duplicate start lands here instead of creating a
+ * second execution. The run stays open while a retry may still attach (unresolved, or finished but
+ * not delivered, within the contract's attach window) and then closes.
+ */
+@WorkflowInterface
+public interface ToolExecutionWorkflow {
+  String TYPE = "ToolExecution";
+
+  @WorkflowMethod(name = TYPE)
+  ExecutionRecord run(ExecutionInput input);
+
+  /** The current record. */
+  @QueryMethod(name = "record")
+  ExecutionRecord record();
+
+  /**
+   * Records a call as evidence and waits up to {@code waitMillis} for a settled outcome. Never
+   * dispatches a second time: a retry sees the first execution's state.
+   */
+  @UpdateMethod(name = "attach")
+  ExecutionRecord attach(AttachRequest request);
+
+  @UpdateValidatorMethod(updateName = "attach")
+  void validateAttach(AttachRequest request);
+
+  /** Waits up to {@code waitMillis} for a record newer than {@code afterVersion}; records nothing. */
+  @UpdateMethod(name = "awaitChange")
+  ExecutionRecord awaitChange(long afterVersion, long waitMillis);
+
+  @SignalMethod(name = "reportDelivery")
+  void reportDelivery(DeliveryReport report);
+
+  @UpdateMethod(name = "resolve")
+  ExecutionRecord resolve(Resolution resolution);
+
+  @UpdateValidatorMethod(updateName = "resolve")
+  void validateResolve(Resolution resolution);
+
+  @UpdateMethod(name = "decideApproval")
+  ExecutionRecord decideApproval(ApprovalDecision decision);
+
+  @UpdateValidatorMethod(updateName = "decideApproval")
+  void validateDecideApproval(ApprovalDecision decision);
+
+  @UpdateMethod(name = "cancel")
+  ExecutionRecord cancel(CancelRequest request);
+
+  @SignalMethod(name = "sessionAuthorization")
+  void sessionAuthorization(SessionAuthorization decision);
+
+  /** The authorization gate changed (vault locked): waiting executions re-check it. */
+  @SignalMethod(name = "recheckAuthorization")
+  void recheckAuthorization(String reason);
+}
