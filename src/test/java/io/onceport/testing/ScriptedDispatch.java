@@ -23,6 +23,15 @@ public final class ScriptedDispatch implements DispatchActivities {
   private final ConcurrentLinkedDeque<StatusResult> statusScript = new ConcurrentLinkedDeque<>();
   public volatile Function<DispatchRequest, DispatchResult> fallback = r -> ok(201, "{\"id\":\"rel_1\"}");
 
+  /** Forgets the script and the recorded requests. */
+  public void reset() {
+    script.clear();
+    statusScript.clear();
+    dispatched.clear();
+    statusQueries.clear();
+    fallback = r -> ok(201, "{\"id\":\"rel_1\"}");
+  }
+
   public ScriptedDispatch then(Function<DispatchRequest, DispatchResult> step) {
     script.add(step);
     return this;

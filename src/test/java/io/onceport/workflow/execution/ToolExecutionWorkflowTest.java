@@ -60,9 +60,7 @@ class ToolExecutionWorkflowTest {
 
   @BeforeEach
   void reset() {
-    dispatch.dispatched.clear();
-    dispatch.statusQueries.clear();
-    dispatch.fallback = r -> ScriptedDispatch.ok(201, "{\"id\":\"rel_1\"}");
+    dispatch.reset();
     counter++;
   }
 
@@ -211,8 +209,8 @@ class ToolExecutionWorkflowTest {
   @Test
   void pendingCallReturnsTheTruthAndTheExecutionCanBeFoundById() throws Exception {
     dispatch.fallback = ScriptedDispatch.slow(2000, ScriptedDispatch.ok(201, "{}"));
-    CallResult pending = harness.gateway.call(call("status_tool", args(), "1", 200));
-    assertEquals(ExecutionState.DISPATCHED, pending.record().state());
+    CallResult pending = harness.gateway.call(call("status_tool", args(), "1", 500));
+    assertFalse(pending.record().isSettled(), pending.record().state().toString());
     assertEquals(Outcome.PENDING, pending.record().outcome());
     ExecutionRecord later = harness.gateway.awaitChange(pending.record().executionId(), pending.record().version(), Duration.ofSeconds(5));
     assertTrue(later.version() > pending.record().version());
