@@ -293,6 +293,31 @@ class HttpChannelTest {
   }
 
   @Test
+  void everyDispatchOpensAFreshConnectionSoAStalePooledSocketCannotFakeAnUnknownOutcome() throws Exception {
+    server.enqueue(new MockResponse.Builder().code(201).build());
+    server.enqueue(new MockResponse.Builder().code(201).build());
+
+    channel.dispatch(request(post("/a", null), "{}"), context);
+    channel.dispatch(request(post("/b", null), "{}"), context);
+
+    assertEquals(0, server.takeRequest().getExchangeIndex());
+    assertEquals(0, server.takeRequest().getExchangeIndex());
+  }
+
+  @Test
+  void redirectIsFollowedForGet() throws Exception {
+    server.enqueue(new MockResponse.Builder().code(302).addHeader("Location", "/elsewhere").build());
+    server.enqueue(new MockResponse.Builder().code(200).body("here").build());
+
+    DispatchResult result = channel.dispatch(request(spec("GET", "/v1/releases", null, Map.of(), null, null), "{}"), context);
+
+    assertEquals(200, result.status());
+    assertEquals("here", result.body());
+    assertEquals(1, context.beforeSendCalls);
+    assertEquals(0, server.takeRequest().getBodySize());
+  }
+
+  @Test
   void failingBeforeSendPropagatesAndTheTargetSeesNoRequest() {
     ApplicationFailure journalDown = ApplicationFailure.newNonRetryableFailure("journal is down", ErrorTypes.JOURNAL_UNAVAILABLE);
     context.beforeSendFailure = journalDown;
