@@ -256,25 +256,24 @@ public final class VaultCommand implements Runnable {
       try (Vault v = vault.open()) {
         if (v.entries().isEmpty()) {
           out.println("no credentials");
-          return 0;
-        }
-        int width = Math.max(4, v.entries().stream().mapToInt(e -> e.name().length()).max().orElse(4));
-        out.println(String.format(Locale.ROOT, "%-" + width + "s  %-8s  %s", "NAME", "TYPE", "FLAGS"));
-        for (VaultEntry e : v.entries()) {
-          out.println(
-              String.format(
-                      Locale.ROOT,
-                      "%-" + width + "s  %-8s  %s",
-                      e.name(),
-                      e.type().wireName(),
-                      e.approveEachUse() ? "approve-each-use" : "-")
-                  .stripTrailing());
+        } else {
+          printTable(out, v);
         }
       }
       if (VaultLock.isLocked(vault.data)) {
         out.println("(the vault is locked for running gateways)");
       }
       return 0;
+    }
+
+    private static void printTable(PrintWriter out, Vault v) {
+      int width = Math.max(4, v.entries().stream().mapToInt(e -> e.name().length()).max().orElse(4));
+      String row = "%-" + width + "s  %-8s  %s";
+      out.println(String.format(Locale.ROOT, row, "NAME", "TYPE", "FLAGS"));
+      for (VaultEntry e : v.entries()) {
+        String flags = e.approveEachUse() ? "approve-each-use" : "-";
+        out.println(String.format(Locale.ROOT, row, e.name(), e.type().wireName(), flags));
+      }
     }
   }
 
