@@ -4,7 +4,10 @@ import io.onceport.activity.dispatch.CredentialResolver;
 import io.onceport.workflow.ErrorTypes;
 import io.temporal.failure.ApplicationFailure;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -79,6 +82,41 @@ public final class VaultService implements CredentialResolver {
     return service;
   }
 
+  /**
+   * What {@code serve} and the worker call with their options: the passphrase from {@code
+   * passphraseFile} if given, else from {@value PassphraseSource#ENV} in {@code env}. Returns null
+   * when there is neither a passphrase nor a vault (no vault configured: credential references are
+   * rejected). A vault without a configured passphrase gives a service that reports itself
+   * unavailable with a message saying how to provide one. Fails fast like {@link #open}.
+   */
+  public static VaultService configure(Path dataDir, Path passphraseFile, Map<String, String> env) {
+    Objects.requireNonNull(dataDir, "dataDir == null");
+    Objects.requireNonNull(env, "env == null");
+    PassphraseSource source = PassphraseSource.configured(passphraseFile, env);
+    if (source != null) {
+      return open(dataDir, source);
+    }
+    if (!Vault.exists(dataDir)) {
+      return null;
+    }
+    return new VaultService(dataDir, NO_PASSPHRASE);
+  }
+
+  private static final PassphraseSource NO_PASSPHRASE =
+      new PassphraseSource() {
+        @Override
+        public char[] read() {
+          throw new VaultException(
+              VaultException.Kind.INVALID,
+              "no vault passphrase configured: start with --passphrase-file FILE or set " + PassphraseSource.ENV);
+        }
+
+        @Override
+        public String toString() {
+          return "no passphrase";
+        }
+      };
+
   public Path dataDir() {
     return dataDir;
   }
@@ -125,7 +163,7 @@ public final class VaultService implements CredentialResolver {
       return lookup(reference);
     } catch (VaultException e) {
       throw ApplicationFailure.newNonRetryableFailure(
-          "credential '" + reference + "' is unavailable: " + e.getMessage(), ErrorTypes.CREDENTIAL_UNAVAILABLE);
+          "Credential '" + reference + "' is unavailable: " + e.getMessage(), ErrorTypes.CREDENTIAL_UNAVAILABLE);
     }
   }
 
@@ -186,13 +224,13 @@ public final class VaultService implements CredentialResolver {
 
   private static byte[] digest(char[] pass) {
     try {
-      java.security.MessageDigest md = java.security.MessageDigest.getInstance("SHA-256");
+      MessageDigest md = MessageDigest.getInstance("SHA-256");
       for (char c : pass) {
         md.update((byte) (c >> 8));
         md.update((byte) c);
       }
       return md.digest();
-    } catch (java.security.NoSuchAlgorithmException e) {
+    } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
   }

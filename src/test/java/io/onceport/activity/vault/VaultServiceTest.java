@@ -10,8 +10,12 @@ import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -74,7 +78,7 @@ class VaultServiceTest {
     ApplicationFailure f = assertThrows(ApplicationFailure.class, () -> service.resolve("missing"));
     assertEquals(ErrorTypes.CREDENTIAL_UNAVAILABLE, f.getType());
     assertTrue(f.isNonRetryable());
-    assertEquals("credential 'missing' is unavailable: no credential named 'missing' in the vault", f.getOriginalMessage());
+    assertEquals("Credential 'missing' is unavailable: no credential named 'missing' in the vault", f.getOriginalMessage());
     VaultException e = assertThrows(VaultException.class, () -> service.lookup("missing"));
     assertEquals(VaultException.Kind.UNKNOWN_CREDENTIAL, e.kind());
   }
@@ -94,7 +98,7 @@ class VaultServiceTest {
     ApplicationFailure f = assertThrows(ApplicationFailure.class, () -> server.resolve("gh"));
     assertEquals(ErrorTypes.CREDENTIAL_UNAVAILABLE, f.getType());
     assertEquals(
-        "credential 'gh' is unavailable: vault is locked (locked at 2026-11-30T06:00:00Z by cli:test)",
+        "Credential 'gh' is unavailable: vault is locked (locked at 2026-11-30T06:00:00Z by cli:test)",
         f.getOriginalMessage());
     VaultException e = assertThrows(VaultException.class, () -> server.requiresApproval("gh"));
     assertEquals(VaultException.Kind.LOCKED, e.kind());
@@ -152,7 +156,7 @@ class VaultServiceTest {
         server.status());
     ApplicationFailure f = assertThrows(ApplicationFailure.class, () -> server.resolve("gh"));
     assertEquals(
-        "credential 'gh' is unavailable: vault file is corrupted: checksum mismatch (" + Vault.file(dir) + ")",
+        "Credential 'gh' is unavailable: vault file is corrupted: checksum mismatch (" + Vault.file(dir) + ")",
         f.getOriginalMessage());
   }
 
@@ -168,5 +172,34 @@ class VaultServiceTest {
     assertEquals("passphrase file " + passFile + " is empty", e.getMessage());
     e = assertThrows(VaultException.class, () -> PassphraseSource.fromEnvironment(Map.of()).read());
     assertEquals("environment variable ONCEPORT_VAULT_PASSPHRASE is not set", e.getMessage());
+  }
+
+  @Test
+  void configureUsesTheFileBeforeTheEnvironmentAndExplainsAMissingPassphrase() throws IOException {
+    VaultService fromFile = VaultService.configure(dir, passFile, Map.of(PassphraseSource.ENV, "wrong"));
+    assertEquals(SECRET, fromFile.resolve("gh").secret());
+    VaultService fromEnv = VaultService.configure(dir, null, Map.of(PassphraseSource.ENV, PASS));
+    assertEquals(SECRET, fromEnv.resolve("gh").secret());
+
+    VaultService none = VaultService.configure(dir, null, Map.of());
+    assertEquals(
+        new VaultService.Status(
+            VaultService.State.UNAVAILABLE,
+            "no vault passphrase configured: start with --passphrase-file FILE or set ONCEPORT_VAULT_PASSPHRASE"),
+        none.status());
+    Path empty = Files.createDirectories(dir.resolve("empty"));
+    assertEquals(null, VaultService.configure(empty, null, Map.of()), "no vault and no passphrase: none configured");
+  }
+
+  @Test
+  void theLockWatcherReportsLockAndUnlockWithoutACredentialUse() throws InterruptedException {
+    BlockingQueue<Boolean> changes = new LinkedBlockingQueue<>();
+    try (VaultLockWatcher watcher = VaultLockWatcher.start(dir, Duration.ofMillis(20), changes::add)) {
+      VaultLock.lock(dir, "test", Instant.now());
+      assertEquals(Boolean.TRUE, changes.poll(5, TimeUnit.SECONDS));
+      VaultLock.unlock(dir);
+      assertEquals(Boolean.FALSE, changes.poll(5, TimeUnit.SECONDS));
+    }
+    assertEquals(null, changes.poll(100, TimeUnit.MILLISECONDS));
   }
 }
