@@ -10,10 +10,12 @@ import java.nio.file.StandardOpenOption;
 
 /**
  * Replaces a file so that a crash at any point leaves either the old or the new content, never a
- * mix: (1) write the new bytes to {@code <name>.tmp} in the same directory, (2) fsync it, (3)
- * rename it over the target (atomic on POSIX file systems), (4) fsync the directory so the rename
- * itself survives power loss. A crash before (3) leaves the old file untouched and a stale temp file
- * that the next write overwrites; readers never look at the temp file.
+ * mix: (1) write the new bytes to a fresh {@code <name>.<random>.tmp} in the same directory
+ * (owner-only permissions; unique, so two concurrent writers never share a temp file), (2) fsync it,
+ * (3) rename it over the target (atomic on POSIX file systems), (4) fsync the directory so the
+ * rename itself survives power loss. A crash before (3) leaves the old file untouched and at most a
+ * stale temp file, which readers never look at. Concurrent writers are not serialized: the last
+ * rename wins.
  */
 final class AtomicFile {
   /** The commit step, replaceable in tests to simulate a crash right before it. */
@@ -26,24 +28,26 @@ final class AtomicFile {
 
   private AtomicFile() {}
 
-  static Path tempFileFor(Path target) {
-    return target.resolveSibling(target.getFileName() + ".tmp");
-  }
-
   static void write(Path target, byte[] data, Renamer renamer) throws IOException {
     Path dir = target.toAbsolutePath().getParent();
     Files.createDirectories(dir);
-    Path tmp = tempFileFor(target);
-    try (FileChannel ch =
-        FileChannel.open(
-            tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
-      ByteBuffer buf = ByteBuffer.wrap(data);
-      while (buf.hasRemaining()) {
-        ch.write(buf);
+    Path tmp = Files.createTempFile(dir, target.getFileName() + ".", ".tmp"); // 0600 on POSIX
+    boolean committed = false;
+    try {
+      try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
+        ByteBuffer buf = ByteBuffer.wrap(data);
+        while (buf.hasRemaining()) {
+          ch.write(buf);
+        }
+        ch.force(true);
       }
-      ch.force(true);
+      renamer.rename(tmp, target); // the commit point
+      committed = true;
+    } finally {
+      if (!committed) {
+        Files.deleteIfExists(tmp); // best effort; a real crash leaves it, and it is never read
+      }
     }
-    renamer.rename(tmp, target); // the commit point
     fsyncDirectory(dir);
   }
 

@@ -5,14 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -175,6 +179,8 @@ class VaultTest {
     try (Vault v = Vault.open(dir, PASS)) {
       v.renamer(
           (from, to) -> {
+            // What a real crash at this point leaves behind: the written, never renamed temp file.
+            Files.copy(from, dir.resolve(Vault.FILE_NAME + ".crashed.tmp"));
             throw new IOException("simulated crash before rename");
           });
       VaultException e =
@@ -184,15 +190,24 @@ class VaultTest {
       assertEquals(List.of("gh"), v.entries().stream().map(VaultEntry::name).toList(), "memory matches the file");
     }
     assertArrayEquals(before, Files.readAllBytes(Vault.file(dir)));
-    assertTrue(Files.exists(AtomicFile.tempFileFor(Vault.file(dir))), "the crash left a temp file behind");
     try (Vault v = Vault.open(dir, PASS)) {
       assertEquals(List.of(new VaultEntry("gh", Credential.Type.BEARER, true)), v.entries());
       v.put(new Credential("new", Credential.Type.BEARER, null, null, "n"), false);
     }
-    assertFalse(Files.exists(AtomicFile.tempFileFor(Vault.file(dir))), "the next write reused the temp file");
     try (Vault v = Vault.open(dir, PASS)) {
       assertEquals(2, v.entries().size());
     }
+    try (Stream<Path> files = Files.list(dir)) {
+      assertEquals(
+          List.of("vault.bin", "vault.bin.crashed.tmp"), files.map(p -> p.getFileName().toString()).sorted().toList());
+    }
+  }
+
+  @Test
+  void theVaultFileIsReadableByItsOwnerOnly() throws IOException {
+    Vault.create(dir, PASS, KdfParameters.forTests()).close();
+    assumeTrue(FileSystems.getDefault().supportedFileAttributeViews().contains("posix"));
+    assertEquals(PosixFilePermissions.fromString("rw-------"), Files.getPosixFilePermissions(Vault.file(dir)));
   }
 
   @Test
