@@ -11,6 +11,7 @@ import picocli.CommandLine.Command;
     description = "MCP action gateway backed by Temporal: one requested action is executed once.",
     subcommands = {
       CommandLine.HelpCommand.class,
+      ServeCommand.class,
       ExecutionsCommand.class,
       DemoTargetCommand.class,
       VaultCommand.class,
