@@ -320,7 +320,10 @@ public final class ContractLoader {
         }
       }
       String user = string(s, "ssh", "user", true);
-      String hostKey = string(s, "ssh", "host_key", true);
+      String hostKey = string(s, "ssh", "host_key", false);
+      if (!s.has("host_key")) {
+        error("ssh.host_key", "required (the pinned host key, e.g. SHA256:...; an unknown key is never accepted)");
+      }
       String credential = string(s, "ssh", "credential", false);
       String keyFile = string(s, "ssh", "key_file", false);
       if (credential == null && keyFile == null && !s.has("credential") && !s.has("key_file")) {
@@ -591,8 +594,14 @@ public final class ContractLoader {
     private static String closest(String name, List<String> candidates) {
       String best = null;
       int bestDistance = 3;
+      String lower = name.toLowerCase(Locale.ROOT);
       for (String c : candidates) {
-        int d = distance(name.toLowerCase(Locale.ROOT), c);
+        if (lower.length() >= 4 && (c.startsWith(lower) || lower.startsWith(c))) {
+          return c;
+        }
+      }
+      for (String c : candidates) {
+        int d = distance(lower, c);
         if (d < bestDistance) {
           best = c;
           bestDistance = d;

@@ -8,7 +8,9 @@ import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SpecificationVersion;
 import com.networknt.schema.path.NodePath;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -35,7 +37,7 @@ public final class JsonSchemas {
 
   /**
    * Errors of {@code schema} against the draft 2020-12 meta-schema, each as {@code
-   * prefix.path: message}; empty when the schema is valid.
+   * prefix.path: message} (one per path); empty when the schema is valid.
    */
   public static List<String> metaSchemaErrors(String prefix, JsonNode schema) {
     Schema meta = metaSchema;
@@ -43,11 +45,14 @@ public final class JsonSchemas {
       meta = REGISTRY.getSchema(SchemaLocation.of(SpecificationVersion.DRAFT_2020_12.getDialectId()));
       metaSchema = meta;
     }
-    List<String> out = new ArrayList<>();
+    // One error per location: alternatives of an anyOf each report, and the first is the clearest.
+    Map<String, String> out = new LinkedHashMap<>();
     for (Error e : meta.validate(toV3(schema))) {
-      out.add(dotted(prefix, e.getInstanceLocation()) + ": " + e.getMessage());
+      out.putIfAbsent(dotted(prefix, e.getInstanceLocation()), e.getMessage());
     }
-    return out;
+    List<String> lines = new ArrayList<>();
+    out.forEach((path, message) -> lines.add(path + ": " + message));
+    return lines;
   }
 
   /** {@code prefix.a.b[0]} for the instance location {@code $.a.b[0]}. */
