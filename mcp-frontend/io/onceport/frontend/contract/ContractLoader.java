@@ -491,7 +491,8 @@ public final class ContractLoader {
       String probe = PLACEHOLDER.matcher(url).replaceAll("x");
       try {
         URI u = new URI(probe);
-        if (!"http".equals(u.getScheme()) && !"https".equals(u.getScheme())) {
+        String scheme = u.getScheme() == null ? "" : u.getScheme().toLowerCase(Locale.ROOT);
+        if (!scheme.equals("http") && !scheme.equals("https")) {
           error(path, "must be an http:// or https:// URL");
         } else if (u.getHost() == null) {
           error(path, "has no host");
