@@ -179,7 +179,16 @@ public final class AgentRegistry {
     void apply(Map<String, String> agents);
   }
 
+  /** File locks are per process; threads of one process are serialized by this monitor first. */
+  private static final Object PROCESS_LOCK = new Object();
+
   private void update(Change change) throws IOException {
+    synchronized (PROCESS_LOCK) {
+      updateLocked(change);
+    }
+  }
+
+  private void updateLocked(Change change) throws IOException {
     createPrivateDirectories(dataDir);
     try (FileChannel lockChannel = FileChannel.open(dataDir.resolve(FILE_NAME + ".lock"),
             StandardOpenOption.CREATE, StandardOpenOption.WRITE);

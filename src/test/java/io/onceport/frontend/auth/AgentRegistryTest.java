@@ -91,4 +91,33 @@ class AgentRegistryTest {
     AgentRegistry registry = new AgentRegistry(tmp);
     assertThrows(java.io.UncheckedIOException.class, () -> registry.authenticate("op_abc"));
   }
+
+  @Test
+  void concurrentAddsFromManyThreadsAreAllKept() throws Exception {
+    AgentRegistry registry = new AgentRegistry(tmp);
+    List<String> actors = java.util.stream.IntStream.range(0, 16).mapToObj(i -> "agent:a" + i).toList();
+    java.util.Map<String, String> tokens = new java.util.concurrent.ConcurrentHashMap<>();
+    actors.parallelStream().forEach(a -> {
+      try {
+        tokens.put(a, new AgentRegistry(tmp).add(a));
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    });
+    assertEquals(actors, registry.actors().stream().sorted(java.util.Comparator.comparingInt(
+        (String a) -> Integer.parseInt(a.substring(7)))).toList());
+    tokens.forEach((actor, token) -> assertEquals(Optional.of(actor), registry.authenticate(token)));
+  }
+
+  @Test
+  void failedWriteLeavesThePreviousFileIntact() throws Exception {
+    AgentRegistry registry = new AgentRegistry(tmp);
+    String token = registry.add("agent:a");
+    String before = Files.readString(tmp.resolve("agents.json"));
+    Files.delete(tmp.resolve("agents.json.lock"));
+    Files.createDirectory(tmp.resolve("agents.json.lock")); // the lock cannot be taken: the change must not happen
+    assertThrows(java.io.IOException.class, () -> registry.add("agent:b"));
+    assertEquals(before, Files.readString(tmp.resolve("agents.json")));
+    assertEquals(Optional.of("agent:a"), registry.authenticate(token));
+  }
 }

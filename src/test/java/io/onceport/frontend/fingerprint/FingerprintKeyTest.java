@@ -76,4 +76,30 @@ class FingerprintKeyTest {
     bytes[0] = 1; // the key copied its input
     assertEquals(FingerprintKey.of(new byte[32]).hmac("a"), k.hmac("a"));
   }
+
+  @Test
+  void processesStartingTogetherAgreeOnOneKey() throws Exception {
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+    try {
+      java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+      java.util.List<java.util.concurrent.Future<String>> results = new java.util.ArrayList<>();
+      for (int i = 0; i < 8; i++) {
+        results.add(pool.submit(() -> {
+          start.await();
+          return FingerprintKey.loadOrCreate(data).hmac("x");
+        }));
+      }
+      start.countDown();
+      java.util.Set<String> distinct = new java.util.HashSet<>();
+      for (var f : results) {
+        distinct.add(f.get(10, java.util.concurrent.TimeUnit.SECONDS));
+      }
+      assertEquals(1, distinct.size());
+      try (var files = Files.list(data.resolve("keys"))) {
+        assertEquals(1, files.count(), "no temp file left behind");
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
 }
