@@ -43,6 +43,7 @@ public final class JsonSchemas {
     Schema meta = metaSchema;
     if (meta == null) {
       meta = REGISTRY.getSchema(SchemaLocation.of(SpecificationVersion.DRAFT_2020_12.getDialectId()));
+      meta.initializeValidators();
       metaSchema = meta;
     }
     // One error per location: alternatives of an anyOf each report, and the first is the clearest.

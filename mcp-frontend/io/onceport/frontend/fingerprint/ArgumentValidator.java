@@ -64,7 +64,9 @@ public final class ArgumentValidator {
   private static Compiled compile(String schemaText) {
     try {
       JsonNode node = JSON.readTree(schemaText);
-      return new Compiled(node, JsonSchemas.registry().getSchema(JsonSchemas.toV3(node)));
+      Schema schema = JsonSchemas.registry().getSchema(JsonSchemas.toV3(node));
+      schema.initializeValidators(); // eagerly, so concurrent first calls do not race on lazy init
+      return new Compiled(node, schema);
     } catch (IOException e) {
       throw new UncheckedIOException("input schema is not JSON", e);
     }
