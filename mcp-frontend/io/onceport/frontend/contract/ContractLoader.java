@@ -242,9 +242,16 @@ public final class ContractLoader {
         error(field, "must be a JSON Schema object");
         return null;
       }
-      for (String e : JsonSchemas.metaSchemaErrors(field, node)) {
+      List<String> metaErrors = JsonSchemas.metaSchemaErrors(field, node);
+      for (String e : metaErrors) {
         int colon = e.indexOf(": ");
         error(e.substring(0, colon), "not a valid JSON Schema (draft 2020-12): " + e.substring(colon + 2));
+      }
+      if (metaErrors.isEmpty()) {
+        String problem = JsonSchemas.compileProblem(node);
+        if (problem != null) {
+          error(field, "cannot be compiled: " + problem);
+        }
       }
       if (field.equals("input_schema")) {
         if (!"object".equals(node.path("type").asText(null))) {

@@ -19,8 +19,10 @@ import tools.jackson.databind.json.JsonMapper;
  */
 public final class JsonSchemas {
   private static final JsonMapper V3 = JsonMapper.builder().build();
+  /** Never fetches over the network: a {@code $ref} to a URL must not make the gateway call out. */
   private static final SchemaRegistry REGISTRY =
-      SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12);
+      SchemaRegistry.withDefaultDialect(
+          SpecificationVersion.DRAFT_2020_12, b -> b.schemaLoader(l -> l.fetchRemoteResources(false)));
   private static volatile Schema metaSchema;
 
   private JsonSchemas() {}
@@ -54,6 +56,22 @@ public final class JsonSchemas {
     List<String> lines = new ArrayList<>();
     out.forEach((path, message) -> lines.add(path + ": " + message));
     return lines;
+  }
+
+  /**
+   * Compiles {@code schema} and validates an empty object with it, so that unresolvable {@code
+   * $ref}s (remote references are never fetched) fail at load time rather than on a call. Returns
+   * the problem, or null.
+   */
+  public static String compileProblem(JsonNode schema) {
+    try {
+      Schema s = REGISTRY.getSchema(toV3(schema));
+      s.initializeValidators();
+      s.validate(V3.createObjectNode());
+      return null;
+    } catch (RuntimeException e) {
+      return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    }
   }
 
   /** {@code prefix.a.b[0]} for the instance location {@code $.a.b[0]}. */

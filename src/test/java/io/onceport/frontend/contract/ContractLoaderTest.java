@@ -190,6 +190,24 @@ class ContractLoaderTest {
   }
 
   @Test
+  void remoteSchemaReferenceIsNotFetchedAndRefusedAtLoad() throws Exception {
+    write("t.yaml", """
+        tool: t
+        input_schema:
+          type: object
+          properties:
+            x: {$ref: "http://127.0.0.1:9/never.json"}
+        channel: http
+        http: {method: GET, url: 'http://h/x'}
+        replay: {class: read_only}
+        """);
+    ContractLoadException e = assertThrows(ContractLoadException.class, () -> new ContractLoader().load(tmp));
+    assertEquals(1, e.errors().size(), e.getMessage());
+    assertTrue(e.errors().get(0).startsWith(tmp.resolve("t.yaml") + ":2: input_schema: cannot be compiled: "),
+        e.getMessage());
+  }
+
+  @Test
   void httpSectionOnAnSshToolIsRefused() throws Exception {
     write("t.yaml", "tool: t\n" + SCHEMA + """
         channel: ssh
