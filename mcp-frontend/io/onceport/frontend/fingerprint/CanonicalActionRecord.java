@@ -172,13 +172,16 @@ public final class CanonicalActionRecord {
       String probe = rendered.replace("{{", "%7B%7B").replace("}}", "%7D%7D");
       try {
         URI u = new URI(probe);
+        if (u.getScheme() == null || u.getHost() == null) {
+          throw new URISyntaxException(probe, "no scheme or host");
+        }
         String scheme = u.getScheme().toLowerCase(Locale.ROOT);
         int port = u.getPort();
         boolean defaultPort = port == -1 || (scheme.equals("http") && port == 80) || (scheme.equals("https") && port == 443);
         String path = u.getRawPath() == null || u.getRawPath().isEmpty() ? "/" : u.getRawPath();
         path = path.replace("%7B%7B", "{{").replace("%7D%7D", "}}");
         return scheme + "://" + u.getHost().toLowerCase(Locale.ROOT) + (defaultPort ? "" : ":" + port) + path;
-      } catch (URISyntaxException | NullPointerException e) {
+      } catch (URISyntaxException e) {
         throw new IllegalArgumentException("cannot render target of " + contract.tool() + ": invalid URL");
       }
     }
