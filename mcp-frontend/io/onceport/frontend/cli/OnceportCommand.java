@@ -15,6 +15,8 @@ import picocli.CommandLine.Command;
       ExecutionsCommand.class,
       DemoTargetCommand.class,
       VaultCommand.class,
+      ContractsCommand.class,
+      AgentCommand.class,
     })
 public final class OnceportCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
