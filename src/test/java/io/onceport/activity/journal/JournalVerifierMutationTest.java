@@ -31,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
 class JournalVerifierMutationTest {
   static final NoteSigner SIGNER = NoteSigner.generate("mutation-test");
   static final int ENTRIES = 40;
-  static final int RUNS_PER_KIND = 60;
+  static final int RUNS_PER_KIND = 40;
 
   @TempDir Path tmp;
   Path pristine;
