@@ -3,7 +3,6 @@ package io.onceport.activity.journal;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -90,7 +89,7 @@ final class JournalFormat {
     } catch (IOException | RuntimeException e) {
       throw new BadEntry("not valid JSON");
     }
-    ObjectNode obj = (ObjectNode) node;
+    JsonNode obj = node;
     JsonNode seq = obj.get("seq");
     JsonNode hash = obj.get("hash");
     JsonNode prev = obj.get("prev");
@@ -101,14 +100,7 @@ final class JournalFormat {
         || time == null || !time.isTextual()) {
       throw new BadEntry("missing or mistyped seq, time, prev, key or hash");
     }
-    ObjectNode unsigned = obj.deepCopy();
-    unsigned.remove("hash");
-    String computed;
-    try {
-      computed = sha256Hex(new JsonCanonicalizer(JSON.writeValueAsString(unsigned)).getEncodedString());
-    } catch (IOException e) {
-      throw new BadEntry("not valid JSON");
-    }
+    String computed = sha256Hex(withoutTopLevelHash(text));
     if (!computed.equals(hash.asText())) {
       throw new BadEntry("hash does not match the entry content (entry modified)");
     }
@@ -121,6 +113,48 @@ final class JournalFormat {
       throw new BadEntry("prev does not match the hash of the entry before it (chain broken)");
     }
     return new Checked(s, key.asText(), computed, obj);
+  }
+
+  /**
+   * The canonical form of the entry without its {@code hash} member. Removing one member of a
+   * canonical object leaves the others sorted and canonical, so this is a text operation; the
+   * scanner skips strings and nested values to find the top-level member.
+   */
+  static String withoutTopLevelHash(String canonical) throws BadEntry {
+    int depth = 0;
+    boolean inString = false;
+    for (int i = 0; i < canonical.length(); i++) {
+      char c = canonical.charAt(i);
+      if (inString) {
+        if (c == '\\') {
+          i++;
+        } else if (c == '"') {
+          inString = false;
+        }
+        continue;
+      }
+      if (c == '"') {
+        char before = canonical.charAt(i - 1);
+        if (depth == 1 && (before == '{' || before == ',') && canonical.startsWith("\"hash\":\"", i)) {
+          int end = canonical.indexOf('"', i + 8) + 1;
+          if (end == 0) {
+            break;
+          }
+          if (canonical.charAt(end) == ',') {
+            return canonical.substring(0, i) + canonical.substring(end + 1);
+          }
+          return before == ','
+              ? canonical.substring(0, i - 1) + canonical.substring(end)
+              : canonical.substring(0, i) + canonical.substring(end);
+        }
+        inString = true;
+      } else if (c == '{' || c == '[') {
+        depth++;
+      } else if (c == '}' || c == ']') {
+        depth--;
+      }
+    }
+    throw new BadEntry("missing or mistyped seq, time, prev, key or hash");
   }
 
   static String canonical(Map<String, Object> m) {

@@ -1,6 +1,5 @@
 package io.onceport.activity.journal;
 
-import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -45,42 +44,31 @@ final class SegmentScan {
     if (!Files.exists(file)) {
       return s;
     }
-    try (InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
+    try (InputStream in = Files.newInputStream(file)) {
       ByteArrayOutputStream line = new ByteArrayOutputStream(512);
+      byte[] buf = new byte[1 << 16];
       long offset = 0;
       long lineStart = 0;
-      int b;
-      while ((b = in.read()) != -1) {
-        offset++;
-        if (b != '\n') {
-          line.write(b);
-          continue;
+      int n;
+      while ((n = in.read(buf)) != -1) {
+        int from = 0;
+        for (int i = 0; i < n; i++) {
+          if (buf[i] != '\n') {
+            continue;
+          }
+          line.write(buf, from, i - from);
+          from = i + 1;
+          long lineEnd = offset + i + 1;
+          byte[] bytes = line.toByteArray();
+          line.reset();
+          if (!s.accept(bytes, lineStart, lineEnd, onEntry)) {
+            s.fileLength = Files.size(file);
+            return s;
+          }
+          lineStart = lineEnd;
         }
-        byte[] bytes = line.toByteArray();
-        line.reset();
-        long seq = s.entries + 1;
-        try {
-          JournalFormat.Checked c = JournalFormat.check(bytes, seq, s.lastHash);
-          byte[] leaf = MerkleTree.leafHash(bytes);
-          s.accumulator.append(leaf);
-          if (s.leaves != null) {
-            s.leaves.add(leaf);
-          }
-          s.entries = seq;
-          if (seq == s.captureRootAt) {
-            s.capturedRoot = s.accumulator.root();
-          }
-          s.lastHash = c.hash();
-          s.validEnd = offset;
-          if (onEntry != null) {
-            onEntry.accept(c);
-          }
-        } catch (JournalFormat.BadEntry e) {
-          s.problem = Problem.entry(seq, lineStart, e.getMessage());
-          s.fileLength = Files.size(file);
-          return s;
-        }
-        lineStart = offset;
+        line.write(buf, from, n - from);
+        offset += n;
       }
       s.fileLength = offset;
       if (line.size() > 0) {
@@ -90,5 +78,31 @@ final class SegmentScan {
       }
     }
     return s;
+  }
+
+  private boolean accept(byte[] bytes, long lineStart, long lineEnd,
+      Consumer<JournalFormat.Checked> onEntry) {
+    long seq = entries + 1;
+    try {
+      JournalFormat.Checked c = JournalFormat.check(bytes, seq, lastHash);
+      byte[] leaf = MerkleTree.leafHash(bytes);
+      accumulator.append(leaf);
+      if (leaves != null) {
+        leaves.add(leaf);
+      }
+      entries = seq;
+      if (seq == captureRootAt) {
+        capturedRoot = accumulator.root();
+      }
+      lastHash = c.hash();
+      validEnd = lineEnd;
+      if (onEntry != null) {
+        onEntry.accept(c);
+      }
+      return true;
+    } catch (JournalFormat.BadEntry e) {
+      problem = Problem.entry(seq, lineStart, e.getMessage());
+      return false;
+    }
   }
 }

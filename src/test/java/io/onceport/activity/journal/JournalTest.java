@@ -191,6 +191,19 @@ class JournalTest {
   }
 
   @Test
+  void nestedHashFieldsAndEscapedTextVerify() throws Exception {
+    try (Journal j = Journal.open(options("w1").build())) {
+      j.append(Map.of("a", Map.of("hash", "0".repeat(64), "list", List.of("\"hash\":\"x\"", 1.5, -0.0)),
+          "z", Map.of("hash", Map.of("hash", "q")), "text", "line\nbreak \u2028 \u00e9 \ud83d\ude00"), "k1");
+      j.append(Map.of("detail", Map.of()), "k2");
+    }
+    JournalVerifier.Result r = new JournalVerifier(SIGNER.verifier())
+        .verify(tmp.resolve("activity/w1.jsonl"), null);
+    assertTrue(r.ok(), r.summary());
+    assertEquals(2, r.entries());
+  }
+
+  @Test
   void reservedFieldsCannotBeUsedInAPayload() {
     try (Journal j = Journal.open(options("w1").build())) {
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
