@@ -17,6 +17,7 @@ import picocli.CommandLine.Command;
       VaultCommand.class,
       ContractsCommand.class,
       AgentCommand.class,
+      AuditCommand.class,
     })
 public final class OnceportCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
