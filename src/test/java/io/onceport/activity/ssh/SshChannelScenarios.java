@@ -69,9 +69,13 @@ abstract class SshChannelScenarios {
     server.close();
   }
 
-  /** sh -c: appends "start" to startedFile, sleeps, appends "ran" to runsFile. */
+  /**
+   * sh -c: appends "start" to startedFile, sleeps, writes to stdout and stderr (which kills it with
+   * SIGPIPE if its output still went to a dropped session), then appends "ran" to runsFile.
+   */
   static List<String> startThenRun(String startedFile, String runsFile, int sleepSeconds) {
-    return List.of("/bin/sh", "-c", "echo start >> \"$1\"; sleep " + sleepSeconds + "; echo ran >> \"$2\"; echo finished",
+    return List.of("/bin/sh", "-c", "echo start >> \"$1\"; sleep " + sleepSeconds
+            + "; echo progress; echo progress >&2; echo ran >> \"$2\"; echo finished",
         "sh", startedFile, runsFile);
   }
 
@@ -309,7 +313,7 @@ abstract class SshChannelScenarios {
 
     assertEquals(Verdict.RUNNING, running.verdict());
     assertTrue(running.detail().startsWith("marker: running since 20"), running.detail());
-    assertEquals("finished\n", dispatch.get(30, TimeUnit.SECONDS).body());
+    assertEquals("progress\nfinished\n", dispatch.get(30, TimeUnit.SECONDS).body());
     StatusResult done = channel.queryStatus(SshFixture.request(spec, "{}", id), context);
     assertEquals(Verdict.COMPLETED, done.verdict());
     assertEquals(0, done.result().exitStatus());
