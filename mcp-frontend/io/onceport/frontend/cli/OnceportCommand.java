@@ -18,6 +18,7 @@ import picocli.CommandLine.Command;
       ContractsCommand.class,
       AgentCommand.class,
       AuditCommand.class,
+      SshCommand.class,
     })
 public final class OnceportCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
