@@ -69,6 +69,7 @@ final class SseStreams {
       ToolContract contract, String version, boolean withIds, long lastSent) {
     long deadline = System.nanoTime() + config.callWait().toNanos();
     boolean progress = ids.progressToken() != null && !ids.progressToken().isNull();
+    boolean gone = false;
     try {
       if (progress && rec.version() > lastSent && !rec.isSettled()) {
         progressEvent(ctx, ids, rec, withIds);
@@ -80,18 +81,21 @@ final class SseStreams {
           break;
         }
         ExecutionRecord next = gateway.awaitChange(rec.executionId(), rec.version(), Duration.ofNanos(Math.min(left, POLL_NANOS)));
-        if (ClientConnection.isGone(ctx.req())) {
-          return; // not cancellation: the execution goes on, a retry or GET resumes it
-        }
+        // Not cancellation: the execution goes on; we keep following it so that a result settling
+        // within the wait is recorded as not delivered, and a retry or a GET resumes it.
+        gone = gone || ClientConnection.isGone(ctx.req());
         if (next.version() > rec.version()) {
           rec = next;
-          if (progress && !rec.isSettled() && rec.version() > lastSent) {
+          if (!gone && progress && !rec.isSettled() && rec.version() > lastSent) {
             progressEvent(ctx, ids, rec, withIds);
             lastSent = rec.version();
           }
         }
       }
     } catch (IOException e) {
+      gone = true;
+    }
+    if (gone && !rec.isSettled()) {
       return;
     }
     if (!rec.isSettled() && Protocol.V2025_11_25.equals(version) && withIds) {
@@ -107,7 +111,7 @@ final class SseStreams {
     msg = Json.response(ids.rpcId(), result);
     List<ResponseWriter.Pending> d = ToolResults.carriesFinalResult(rec)
         ? List.of(new ResponseWriter.Pending(rec.executionId(), ids.callId())) : List.of();
-    if (!d.isEmpty() && ClientConnection.isGone(ctx.req())) {
+    if (!d.isEmpty() && (gone || ClientConnection.isGone(ctx.req()))) {
       writer.report(d, false, "client disconnected before the result event was written");
       return;
     }
