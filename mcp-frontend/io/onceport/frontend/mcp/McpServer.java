@@ -68,8 +68,8 @@ public final class McpServer {
       throw new IllegalStateException("cannot listen on " + config.listenHost() + ":" + config.listenPort()
           + ": " + e.getMessage(), e);
     }
-    // A tools/call may legitimately be silent for callWait; never let the idle timeout cut it.
-    long idle = Math.max(30_000, config.callWait().toMillis() + 30_000);
+    // A tools/call or tasks/result may legitimately be silent for its whole wait; the idle timeout must not cut it.
+    long idle = Math.max(config.callWait().toMillis(), config.taskResultWait().toMillis()) + 30_000;
     for (Connector c : app.jettyServer().server().getConnectors()) {
       if (c instanceof ServerConnector sc) {
         sc.setIdleTimeout(idle);
