@@ -25,7 +25,6 @@ public final class McpConfig {
   private final Duration taskTtl;
   private final String serverName;
   private final String serverVersion;
-  private final String frontEnd;
   private final SessionRevocations sessionRevocations;
   private final Clock clock;
 
@@ -44,7 +43,6 @@ public final class McpConfig {
     this.taskTtl = b.taskTtl;
     this.serverName = b.serverName;
     this.serverVersion = b.serverVersion;
-    this.frontEnd = b.frontEnd;
     this.sessionRevocations = b.sessionRevocations == null ? new InMemorySessionRevocations() : b.sessionRevocations;
     this.clock = b.clock;
   }
@@ -67,7 +65,6 @@ public final class McpConfig {
   public Duration taskTtl() { return taskTtl; }
   public String serverName() { return serverName; }
   public String serverVersion() { return serverVersion; }
-  public String frontEnd() { return frontEnd; }
   public SessionRevocations sessionRevocations() { return sessionRevocations; }
   public Clock clock() { return clock; }
 
@@ -86,7 +83,6 @@ public final class McpConfig {
     private Duration taskTtl = Duration.ofHours(1);
     private String serverName = "onceport";
     private String serverVersion = "dev";
-    private String frontEnd = "mcp";
     private SessionRevocations sessionRevocations;
     private Clock clock = Clock.systemUTC();
 
@@ -184,12 +180,6 @@ public final class McpConfig {
     public Builder serverInfo(String name, String version) {
       this.serverName = Objects.requireNonNull(name, "name == null");
       this.serverVersion = Objects.requireNonNull(version, "version == null");
-      return this;
-    }
-
-    /** Name of this front end process, recorded on the calls it forwards. */
-    public Builder frontEnd(String name) {
-      this.frontEnd = Objects.requireNonNull(name, "name == null");
       return this;
     }
 
