@@ -17,6 +17,7 @@ public final class McpConfig {
   private final boolean allowAnonymous;
   private final List<String> allowedOrigins;
   private final boolean allowLoopbackOrigins;
+  private final List<String> allowedHosts;
   private final Duration callWait;
   private final Duration sessionTtl;
   private final Duration sseRetry;
@@ -35,6 +36,7 @@ public final class McpConfig {
     this.allowAnonymous = b.allowAnonymous;
     this.allowedOrigins = List.copyOf(b.allowedOrigins);
     this.allowLoopbackOrigins = b.allowLoopbackOrigins;
+    this.allowedHosts = List.copyOf(b.allowedHosts);
     this.callWait = b.callWait;
     this.sessionTtl = b.sessionTtl;
     this.sseRetry = b.sseRetry;
@@ -57,6 +59,7 @@ public final class McpConfig {
   public boolean allowAnonymous() { return allowAnonymous; }
   public List<String> allowedOrigins() { return allowedOrigins; }
   public boolean allowLoopbackOrigins() { return allowLoopbackOrigins; }
+  public List<String> allowedHosts() { return allowedHosts; }
   public Duration callWait() { return callWait; }
   public Duration sessionTtl() { return sessionTtl; }
   public Duration sseRetry() { return sseRetry; }
@@ -75,6 +78,7 @@ public final class McpConfig {
     private boolean allowAnonymous;
     private List<String> allowedOrigins = List.of();
     private boolean allowLoopbackOrigins = true;
+    private List<String> allowedHosts = List.of();
     private Duration callWait = Duration.ofSeconds(30);
     private Duration sessionTtl = Duration.ofHours(24);
     private Duration sseRetry = Duration.ofSeconds(1);
@@ -138,6 +142,22 @@ public final class McpConfig {
     /** Whether http(s)://localhost, 127.0.0.1 and [::1] on any port are allowed; default true. */
     public Builder allowLoopbackOrigins(boolean allow) {
       this.allowLoopbackOrigins = allow;
+      return this;
+    }
+
+    /**
+     * Host names (without port) accepted in the {@code Host} header, against DNS rebinding. Empty
+     * (default): when listening on loopback only localhost, 127.0.0.1 and [::1] are accepted; on
+     * other addresses any host is.
+     */
+    public Builder allowedHosts(List<String> hosts) {
+      Objects.requireNonNull(hosts, "hosts == null");
+      for (String h : hosts) {
+        if (h == null || h.isBlank() || h.contains("/")) {
+          throw new IllegalArgumentException("Invalid host: " + h);
+        }
+      }
+      this.allowedHosts = hosts.stream().map(h -> h.toLowerCase(java.util.Locale.ROOT)).toList();
       return this;
     }
 

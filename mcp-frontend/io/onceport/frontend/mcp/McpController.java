@@ -669,14 +669,14 @@ final class McpController {
     if (!Transport.accepts(ctx).sse()) {
       throw McpException.http(406, McpException.TRANSPORT, "Not Acceptable: GET needs Accept: text/event-stream", null);
     }
-    Session session = requireSession(ctx, actor, null);
-    legacyVersion(ctx, session, null);
     String last = ctx.header("Last-Event-ID");
     if (last == null) {
       ctx.header("Allow", "POST, DELETE");
       throw McpException.http(405, McpException.TRANSPORT,
           "Method Not Allowed: no standalone stream; GET with Last-Event-ID resumes a tools/call stream", null);
     }
+    Session session = requireSession(ctx, actor, null);
+    legacyVersion(ctx, session, null);
     EventIds ids = EventIds.parse(last);
     ExecutionRecord rec = ids == null ? null
         : gateway.find(ids.executionId()).filter(r -> actor.equals(r.actor())).orElse(null);

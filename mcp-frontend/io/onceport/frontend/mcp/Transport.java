@@ -3,6 +3,7 @@ package io.onceport.frontend.mcp;
 import io.javalin.http.Context;
 import io.onceport.frontend.auth.Authenticator;
 import java.net.URI;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -20,7 +21,9 @@ final class Transport {
     this.authenticator = authenticator;
   }
 
+  /** Host (DNS rebinding) and Origin checks: HTTP 403 when either names a site we do not serve. */
   void checkOrigin(Context ctx) {
+    checkHost(ctx);
     String origin = ctx.header("Origin");
     if (origin == null) {
       return;
@@ -29,6 +32,36 @@ final class Transport {
       return;
     }
     throw McpException.http(403, McpException.TRANSPORT, "Forbidden: origin " + origin + " is not allowed", null);
+  }
+
+  private void checkHost(Context ctx) {
+    List<String> allowed = config.allowedHosts();
+    if (allowed.isEmpty()) {
+      if (!McpServer.isLoopback(config.listenHost())) {
+        return;
+      }
+      allowed = LOOPBACK_HOSTS;
+    }
+    String host = hostName(ctx.header("Host"));
+    if (host == null || !allowed.contains(host)) {
+      throw McpException.http(403, McpException.TRANSPORT, "Forbidden: host " + ctx.header("Host") + " is not allowed", null);
+    }
+  }
+
+  private static final List<String> LOOPBACK_HOSTS = List.of("localhost", "127.0.0.1", "[::1]");
+
+  /** The host part of a Host header, lower case, IPv6 kept in brackets; null when malformed. */
+  static String hostName(String header) {
+    if (header == null || header.isBlank()) {
+      return null;
+    }
+    String h = header.trim().toLowerCase(Locale.ROOT);
+    if (h.startsWith("[")) {
+      int end = h.indexOf(']');
+      return end < 0 ? null : h.substring(0, end + 1);
+    }
+    int colon = h.indexOf(':');
+    return colon < 0 ? h : h.substring(0, colon);
   }
 
   static boolean isLoopbackOrigin(String origin) {

@@ -228,6 +228,15 @@ final class FakeGateway implements ExecutionGateway {
     return out.subList(0, Math.min(limit, out.size()));
   }
 
+  /** Reports for the execution once at least {@code n} arrived (they follow the write, so may lag it). */
+  List<Report> awaitReports(String executionId, int n) throws InterruptedException {
+    long deadline = System.nanoTime() + java.time.Duration.ofSeconds(5).toNanos();
+    while (reportsFor(executionId).size() < n && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+    return reportsFor(executionId);
+  }
+
   synchronized List<Report> reportsFor(String executionId) {
     return reports.stream().filter(r -> r.executionId().equals(executionId)).toList();
   }

@@ -61,6 +61,24 @@ class McpServerTest {
   }
 
   @Test
+  void foreignHostHeaderGets403OnLoopback() throws Exception {
+    String init = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2024-11-05\"}}";
+    try (java.net.Socket s = RawHttp.send(h.server.port(), "POST", init, "Authorization", "Bearer " + McpHarness.TOKEN,
+        "Accept", "application/json, text/event-stream", "Host", "evil.example.com")) {
+      String got = RawHttp.readUntil(s, "}}");
+      assertTrue(got.startsWith("HTTP/1.1 403"), got);
+      assertTrue(got.contains("Forbidden: host evil.example.com is not allowed"), got);
+    }
+    for (String host : List.of("localhost:" + h.server.port(), "[::1]:" + h.server.port(), "127.0.0.1")) {
+      try (java.net.Socket s = RawHttp.send(h.server.port(), "POST", init, "Authorization", "Bearer " + McpHarness.TOKEN,
+          "Accept", "application/json", "Host", host)) {
+        String got = RawHttp.readUntil(s, "}}");
+        assertTrue(got.startsWith("HTTP/1.1 200"), host + ": " + got);
+      }
+    }
+  }
+
+  @Test
   void postAcceptingNeitherJsonNorSseGets406() throws Exception {
     assertEquals(406, h.post(LIST, "Accept", "text/html").statusCode());
   }
@@ -184,7 +202,7 @@ class McpServerTest {
     assertEquals("completed", sc.get("state").asText());
     assertEquals(200, sc.get("target_status").asInt());
     String id = sc.get("execution_id").asText();
-    var reports = h.gateway.reportsFor(id);
+    var reports = h.gateway.awaitReports(id, 1);
     assertEquals(1, reports.size());
     assertTrue(reports.get(0).report().delivered());
     var c = h.gateway.calls.get(0);

@@ -17,7 +17,14 @@ final class RawHttp {
     s.connect(new InetSocketAddress("127.0.0.1", port), 5000);
     s.setSoTimeout(15000);
     byte[] b = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
-    StringBuilder req = new StringBuilder(method + " /mcp HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\n");
+    StringBuilder req = new StringBuilder(method + " /mcp HTTP/1.1\r\n");
+    boolean host = false;
+    for (int i = 0; i < headers.length; i += 2) {
+      host |= headers[i].equalsIgnoreCase("Host");
+    }
+    if (!host) {
+      req.append("Host: 127.0.0.1:").append(port).append("\r\n");
+    }
     for (int i = 0; i < headers.length; i += 2) {
       req.append(headers[i]).append(": ").append(headers[i + 1]).append("\r\n");
     }

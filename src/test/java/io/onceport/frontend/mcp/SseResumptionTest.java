@@ -78,7 +78,8 @@ class SseResumptionTest {
       assertTrue(p > progressValue, "progress increases");
       progressValue = p;
     }
-    assertTrue(h.gateway.reports.get(0).report().delivered());
+    String executionId = result.at("/result/structuredContent/execution_id").asText();
+    assertTrue(h.gateway.awaitReports(executionId, 1).get(0).report().delivered());
   }
 
   @Test

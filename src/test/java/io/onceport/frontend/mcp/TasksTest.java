@@ -52,7 +52,7 @@ class TasksTest {
     assertFalse(result.get("isError").asBoolean());
     assertEquals("{\"ok\":true,\"tool\":\"slow\"}", result.at("/content/0/text").asText());
     assertEquals(taskId, result.at("/_meta/io.modelcontextprotocol~1related-task/taskId").asText());
-    assertTrue(h.gateway.reportsFor(taskId).get(0).report().delivered());
+    assertTrue(h.gateway.awaitReports(taskId, 1).get(0).report().delivered());
     assertEquals("completed", rpc(h.server, s, req("tasks/get", taskId)).at("/result/status").asText());
 
     JsonNode list = rpc(h.server, s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tasks/list\"}").at("/result/tasks");
