@@ -3,7 +3,6 @@ package io.onceport.activity.dispatch;
 import io.onceport.workflow.dispatch.DispatchRequest;
 
 /**
-<<<<<<< HEAD
  * Records that a dispatch is about to leave this process. Called from
  * {@link DispatchContext#beforeSend()} right before the first byte of the action is written, so the
  * journal can say "dispatched" for every request that may have reached a target.
@@ -17,12 +16,4 @@ public interface DispatchJournal {
   DispatchJournal NONE = request -> {};
 
   void dispatched(DispatchRequest request);
-=======
- * Records that a dispatch is about to send its first byte. Called from {@link
- * DispatchContext#beforeSend()}; the entry must be durable before it returns, and if it cannot be
- * made durable it throws {@code ApplicationFailure(JOURNAL_UNAVAILABLE)} and nothing may be sent.
- */
-public interface DispatchJournal {
-  void dispatched(DispatchRequest r);
->>>>>>> journal
 }

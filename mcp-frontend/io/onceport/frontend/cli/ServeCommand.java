@@ -12,7 +12,6 @@ import io.onceport.frontend.runtime.HostPort;
 import io.onceport.frontend.runtime.WorkerRuntime;
 import io.onceport.frontend.temporal.EmbeddedEngine;
 import io.onceport.frontend.temporal.TemporalConnection;
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -178,8 +177,6 @@ public final class ServeCommand implements Callable<Integer> {
       return new ContractLoader().load(dir);
     } catch (ContractLoadException e) {
       throw new CliException("invalid contracts:\n  " + String.join("\n  ", e.errors()));
-    } catch (IOException e) {
-      throw new CliException("cannot read contracts from " + dir + ": " + e.getMessage());
     }
   }
 }
