@@ -247,7 +247,7 @@ final class FakeGateway implements ExecutionGateway {
 
   private static ExecutionRecord record(String id, ToolCall call, ExecutionState state, Outcome outcome,
       List<AttachedCall> calls, DispatchResult result, long version, String now) {
-    return new ExecutionRecord(id, "wf-" + id, "hmac-sha256:00", call.intentKey(), call.tool(), call.actor(),
+    return new ExecutionRecord(id, "wf-" + id, "run-" + id, "hmac-sha256:00", call.intentKey(), call.tool(), call.actor(),
         call.runId() == null ? call.actor() : call.runId(), call.sessionId(), "http", "http://127.0.0.1:9",
         "POST", null, "status_query", String.valueOf(call.arguments()), state, outcome, Delivery.PENDING, now,
         null, null, null, null, result == null ? null : result.status(), null, null, result, null, null, 0,
@@ -261,7 +261,7 @@ final class FakeGateway implements ExecutionGateway {
     if (state != r.state()) {
       ts.add(new ExecutionRecord.Transition(state.wireName(), now, message));
     }
-    return new ExecutionRecord(r.executionId(), r.workflowId(), r.fingerprint(), r.intentKey(), r.tool(), r.actor(),
+    return new ExecutionRecord(r.executionId(), r.workflowId(), r.runId(), r.fingerprint(), r.intentKey(), r.tool(), r.actor(),
         r.intentScope(), r.sessionId(), r.channel(), r.target(), r.method(), r.credentialRef(), r.replayClass(),
         r.arguments(), state, outcome, delivery, r.acceptedAt(), r.authorizedAt(),
         state == ExecutionState.DISPATCHED ? now : r.dispatchedAt(),
