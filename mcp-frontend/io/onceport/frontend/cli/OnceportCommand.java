@@ -12,6 +12,9 @@ import picocli.CommandLine.Command;
     subcommands = {
       CommandLine.HelpCommand.class,
       ServeCommand.class,
+      RoleCommands.EngineCommand.class,
+      RoleCommands.WorkerCommand.class,
+      RoleCommands.FrontendCommand.class,
       ExecutionsCommand.class,
       DemoTargetCommand.class,
       VaultCommand.class,
