@@ -3,10 +3,17 @@ package io.onceport.activity.dispatch;
 import io.onceport.workflow.dispatch.DispatchRequest;
 
 /**
- * Records that a dispatch is about to send its first byte. Called from {@link
- * DispatchContext#beforeSend()}; the entry must be durable before it returns, and if it cannot be
- * made durable it throws {@code ApplicationFailure(JOURNAL_UNAVAILABLE)} and nothing may be sent.
+ * Records that a dispatch is about to leave this process. Called from
+ * {@link DispatchContext#beforeSend()} right before the first byte of the action is written, so the
+ * journal can say "dispatched" for every request that may have reached a target.
+ *
+ * <p>Crash contract: {@link #dispatched} returns only once the entry is durable. If it cannot make
+ * it durable it throws {@code ApplicationFailure(JOURNAL_UNAVAILABLE)} and the channel sends
+ * nothing: an action the journal does not know about must not happen.
  */
 public interface DispatchJournal {
-  void dispatched(DispatchRequest r);
+  /** A journal that records nothing, for tests and deployments without a journal. */
+  DispatchJournal NONE = request -> {};
+
+  void dispatched(DispatchRequest request);
 }
