@@ -9,7 +9,18 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = OnceportCommand.Version.class,
     description = "MCP action gateway backed by Temporal: one requested action is executed once.",
-    subcommands = {CommandLine.HelpCommand.class, AuditCommand.class, InvestigateCommand.class})
+    subcommands = {
+      CommandLine.HelpCommand.class,
+      ServeCommand.class,
+      ExecutionsCommand.class,
+      DemoTargetCommand.class,
+      VaultCommand.class,
+      ContractsCommand.class,
+      AgentCommand.class,
+      AuditCommand.class,
+      InvestigateCommand.class,
+      SshCommand.class,
+    })
 public final class OnceportCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

@@ -18,6 +18,7 @@ import java.util.Objects;
 public record ExecutionRecord(
     String executionId,
     String workflowId,
+    String runId,
     String fingerprint,
     String intentKey,
     String tool,

@@ -1,0 +1,154 @@
+package io.onceport.activity.dispatch;
+
+import io.onceport.activity.vault.Credential;
+import io.onceport.workflow.ErrorTypes;
+import io.onceport.workflow.contract.ToolContract;
+import io.onceport.workflow.dispatch.DispatchActivities;
+import io.onceport.workflow.dispatch.DispatchRequest;
+import io.onceport.workflow.dispatch.DispatchResult;
+import io.onceport.workflow.dispatch.StatusResult;
+import io.temporal.activity.Activity;
+import io.temporal.activity.ActivityExecutionContext;
+import io.temporal.client.ActivityCompletionException;
+import io.temporal.failure.ApplicationFailure;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Routes each dispatch to the channel its contract names.
+ *
+ * <p>The channel runs on a helper thread while the activity thread heartbeats every
+ * {@link #HEARTBEAT_INTERVAL} with the channel's current phase. A blocking network call therefore
+ * never silences the heartbeat: if this worker dies mid-dispatch, Temporal notices through the
+ * heartbeat timeout (seconds), not the start-to-close timeout, and the workflow's replay rules
+ * decide what happens to a dispatch that may have been sent.
+ */
+public final class DispatchActivitiesImpl implements DispatchActivities, AutoCloseable {
+  static final Duration HEARTBEAT_INTERVAL = Duration.ofSeconds(1);
+
+  private final Map<ToolContract.Channel, DispatchChannel> channels;
+  private final DispatchJournal journal;
+  private final CredentialResolver credentials;
+  private final ExecutorService executor;
+
+  public DispatchActivitiesImpl(
+      Map<ToolContract.Channel, DispatchChannel> channels,
+      DispatchJournal journal,
+      CredentialResolver credentials) {
+    Objects.requireNonNull(channels, "channels == null");
+    this.channels = channels.isEmpty() ? Map.of() : new EnumMap<>(channels);
+    this.journal = Objects.requireNonNull(journal, "journal == null");
+    this.credentials = Objects.requireNonNull(credentials, "credentials == null");
+    AtomicInteger threads = new AtomicInteger();
+    this.executor =
+        Executors.newCachedThreadPool(
+            r -> {
+              Thread t = new Thread(r, "onceport-dispatch-" + threads.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
+  }
+
+  @Override
+  public DispatchResult dispatch(DispatchRequest request) {
+    DispatchChannel channel = channelFor(request);
+    ActivityContext context = new ActivityContext(request, "dispatching");
+    return runHeartbeating(() -> channel.dispatch(request, context), context);
+  }
+
+  @Override
+  public StatusResult queryStatus(DispatchRequest request) {
+    DispatchChannel channel = channelFor(request);
+    ActivityContext context = new ActivityContext(request, "querying status");
+    return runHeartbeating(() -> channel.queryStatus(request, context), context);
+  }
+
+  @Override
+  public void close() {
+    executor.shutdownNow();
+  }
+
+  private DispatchChannel channelFor(DispatchRequest request) {
+    ToolContract.Channel name = request.contract().channel();
+    DispatchChannel channel = channels.get(name);
+    if (channel == null) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "No dispatch channel for " + name.name().toLowerCase(java.util.Locale.ROOT)
+              + " (tool " + request.contract().tool() + ")",
+          ErrorTypes.INVALID_REQUEST);
+    }
+    return channel;
+  }
+
+  private <T> T runHeartbeating(Callable<T> work, ActivityContext context) {
+    ActivityExecutionContext activity = Activity.getExecutionContext();
+    activity.heartbeat(context.phase);
+    Future<T> future = executor.submit(work);
+    while (true) {
+      try {
+        return future.get(HEARTBEAT_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (TimeoutException e) {
+        try {
+          activity.heartbeat(context.phase);
+        } catch (ActivityCompletionException cancelled) {
+          future.cancel(true);
+          throw cancelled;
+        }
+      } catch (ExecutionException e) {
+        Throwable cause = e.getCause();
+        if (cause instanceof RuntimeException runtime) {
+          throw runtime;
+        }
+        if (cause instanceof Error error) {
+          throw error;
+        }
+        throw Activity.wrap((Exception) cause);
+      } catch (InterruptedException e) {
+        future.cancel(true);
+        Thread.currentThread().interrupt();
+        throw Activity.wrap(e);
+      }
+    }
+  }
+
+  private final class ActivityContext implements DispatchContext {
+    private final DispatchRequest request;
+    private final AtomicBoolean sent = new AtomicBoolean();
+    volatile String phase;
+
+    ActivityContext(DispatchRequest request, String phase) {
+      this.request = request;
+      this.phase = phase;
+    }
+
+    @Override
+    public void beforeSend() {
+      if (!sent.get()) {
+        journal.dispatched(request);
+        sent.set(true);
+        phase = "sent";
+      }
+    }
+
+    @Override
+    public void heartbeat(String phase) {
+      this.phase = Objects.requireNonNull(phase, "phase == null");
+    }
+
+    @Override
+    public Credential credential(String reference) {
+      return credentials.resolve(reference);
+    }
+  }
+}

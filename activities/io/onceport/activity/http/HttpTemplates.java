@@ -1,0 +1,164 @@
+package io.onceport.activity.http;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+import io.onceport.workflow.ErrorTypes;
+import io.temporal.failure.ApplicationFailure;
+import java.nio.charset.StandardCharsets;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Renders {@code {{name}}} placeholders against one execution's arguments. {@code execution_id}
+ * always names the execution, even if an argument has the same name. Every failure is a
+ * non-retryable {@code INVALID_REQUEST}: the same contract and arguments would fail again.
+ */
+final class HttpTemplates {
+  static final String EXECUTION_ID = "execution_id";
+  private static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{\\s*([A-Za-z_][A-Za-z0-9_.-]*)\\s*\\}\\}");
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final ObjectNode arguments;
+  private final String executionId;
+
+  HttpTemplates(String argumentsJson, String executionId) {
+    this.executionId = executionId;
+    JsonNode parsed;
+    try {
+      parsed = JSON.readTree(argumentsJson);
+    } catch (JsonProcessingException e) {
+      throw invalid("Arguments are not valid JSON: " + e.getOriginalMessage());
+    }
+    if (parsed == null || !parsed.isObject()) {
+      throw invalid("Arguments must be a JSON object");
+    }
+    this.arguments = (ObjectNode) parsed;
+  }
+
+  /** The URL with every placeholder percent-encoded as a path segment (only unreserved bytes kept). */
+  String url(String template) {
+    return substitute(template, "url", value -> percentEncode(scalarText(value.name, value.node, "url")));
+  }
+
+  /** A header value or other plain text: placeholders replaced by the argument's text. */
+  String text(String template, String where) {
+    return substitute(template, where, value -> scalarText(value.name, value.node, where));
+  }
+
+  /**
+   * The body: a string leaf that is exactly one placeholder becomes the argument's JSON value (so
+   * numbers, booleans and objects stay typed); placeholders inside longer strings become text.
+   * A null template sends the arguments object itself.
+   */
+  String body(String template) {
+    if (template == null) {
+      return arguments.toString();
+    }
+    JsonNode tree;
+    try {
+      tree = JSON.readTree(template);
+    } catch (JsonProcessingException e) {
+      throw invalid("Body template is not valid JSON: " + e.getOriginalMessage());
+    }
+    return render(tree).toString();
+  }
+
+  private JsonNode render(JsonNode node) {
+    if (node.isTextual()) {
+      String s = node.textValue();
+      Matcher whole = PLACEHOLDER.matcher(s);
+      if (whole.matches()) {
+        return lookup(whole.group(1), "body").deepCopy();
+      }
+      return TextNode.valueOf(text(s, "body"));
+    }
+    if (node.isObject()) {
+      ObjectNode out = JSON.createObjectNode();
+      Iterator<Map.Entry<String, JsonNode>> fields = node.fields();
+      while (fields.hasNext()) {
+        Map.Entry<String, JsonNode> f = fields.next();
+        out.set(f.getKey(), render(f.getValue()));
+      }
+      return out;
+    }
+    if (node.isArray()) {
+      ArrayNode out = JSON.createArrayNode();
+      node.forEach(e -> out.add(render(e)));
+      return out;
+    }
+    return node;
+  }
+
+  private record Value(String name, JsonNode node) {}
+
+  private interface Renderer {
+    String render(Value value);
+  }
+
+  private String substitute(String template, String where, Renderer renderer) {
+    Matcher m = PLACEHOLDER.matcher(template);
+    StringBuilder out = new StringBuilder();
+    int last = 0;
+    while (m.find()) {
+      String literal = template.substring(last, m.start());
+      checkNoStrayBraces(literal, template, where);
+      out.append(literal);
+      out.append(renderer.render(new Value(m.group(1), lookup(m.group(1), where))));
+      last = m.end();
+    }
+    String tail = template.substring(last);
+    checkNoStrayBraces(tail, template, where);
+    out.append(tail);
+    return out.toString();
+  }
+
+  private static void checkNoStrayBraces(String literal, String template, String where) {
+    if (literal.contains("{{") || literal.contains("}}")) {
+      throw invalid("Malformed placeholder in " + where + " template '" + template + "'");
+    }
+  }
+
+  private JsonNode lookup(String name, String where) {
+    if (name.equals(EXECUTION_ID)) {
+      return TextNode.valueOf(executionId);
+    }
+    JsonNode value = arguments.get(name);
+    if (value == null || value.isNull()) {
+      throw invalid("Placeholder {{" + name + "}} in " + where + " has no argument value");
+    }
+    return value;
+  }
+
+  private static String scalarText(String name, JsonNode value, String where) {
+    if (value.isContainerNode()) {
+      throw invalid("Placeholder {{" + name + "}} in " + where + " needs a scalar, got " + value.getNodeType().name().toLowerCase(java.util.Locale.ROOT));
+    }
+    return value.isTextual() ? value.textValue() : value.toString();
+  }
+
+  /** RFC 3986: everything but unreserved characters is encoded, so a value stays one path segment or query value. */
+  static String percentEncode(String value) {
+    StringBuilder out = new StringBuilder();
+    for (byte b : value.getBytes(StandardCharsets.UTF_8)) {
+      int c = b & 0xff;
+      if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')
+          || c == '-' || c == '.' || c == '_' || c == '~') {
+        out.append((char) c);
+      } else {
+        out.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
+            .append(Character.toUpperCase(Character.forDigit(c & 0xf, 16)));
+      }
+    }
+    return out.toString();
+  }
+
+  static ApplicationFailure invalid(String message) {
+    return ApplicationFailure.newNonRetryableFailure(message, ErrorTypes.INVALID_REQUEST);
+  }
+}

@@ -1,0 +1,61 @@
+package io.onceport.frontend.cli;
+
+import io.onceport.frontend.demo.DemoTarget;
+import java.io.IOException;
+import java.net.BindException;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code onceport demo-target}: runs the demo releases API until the process is stopped. */
+@Command(
+    name = "demo-target",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Run the demo releases API that the shipped contracts call, until stopped.",
+      "POST /v1/releases honours Idempotency-Key; GET /ledger lists every action it performed.",
+      "Faults: header X-Demo-Fault: drop-after-accept | delay=MS, or POST /admin/faults "
+          + "{\"next\": \"drop-after-accept\", \"count\": 1}."
+    })
+public final class DemoTargetCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Option(
+      names = "--listen",
+      paramLabel = "HOST:PORT",
+      defaultValue = "127.0.0.1:8766",
+      description = "Address to listen on (default: ${DEFAULT-VALUE}).")
+  String listen;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    int colon = listen.lastIndexOf(':');
+    int port;
+    try {
+      port = Integer.parseInt(listen.substring(colon + 1));
+    } catch (NumberFormatException | IndexOutOfBoundsException e) {
+      port = -1;
+    }
+    if (colon <= 0 || port < 0 || port > 65535) {
+      throw new CliException("invalid --listen '" + listen + "': expected HOST:PORT");
+    }
+    String host = listen.substring(0, colon);
+    DemoTarget target;
+    try {
+      target = DemoTarget.start(host, port);
+    } catch (BindException e) {
+      throw new CliException("cannot listen on " + listen + ": address already in use");
+    } catch (IOException | RuntimeException e) {
+      throw new CliException("cannot listen on " + listen + ": " + e.getMessage());
+    }
+    Runtime.getRuntime().addShutdownHook(new Thread(target::close, "demo-target-shutdown"));
+    spec.commandLine().getOut().println(
+        "onceport demo-target listening on " + target.url() + " (ledger: " + target.url() + "/ledger)");
+    spec.commandLine().getOut().flush();
+    new CountDownLatch(1).await();
+    return 0;
+  }
+}

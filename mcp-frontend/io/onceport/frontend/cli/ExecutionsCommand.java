@@ -1,0 +1,239 @@
+package io.onceport.frontend.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.onceport.frontend.temporal.ExecutionDirectory;
+import io.onceport.frontend.temporal.ExecutionLocation;
+import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.workflow.execution.AttachedCall;
+import io.onceport.workflow.execution.ExecutionRecord;
+import io.onceport.workflow.execution.Resolution;
+import io.onceport.workflow.execution.ToolExecutionWorkflow;
+import io.temporal.client.WorkflowUpdateException;
+import io.temporal.failure.ApplicationFailure;
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.Optional;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code onceport executions list|show|resolve}: inspect and resolve execution records. */
+@Command(
+    name = "executions",
+    mixinStandardHelpOptions = true,
+    description = "Inspect executions and resolve those waiting for review.",
+    subcommands = {ExecutionsCommand.ListCommand.class, ExecutionsCommand.ShowCommand.class, ExecutionsCommand.ResolveCommand.class})
+public final class ExecutionsCommand implements Runnable {
+  @Spec CommandSpec spec;
+
+  static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getOut());
+  }
+
+  static ExecutionRecord load(TemporalConnection connection, String executionId) {
+    ExecutionDirectory directory = new ExecutionDirectory(connection);
+    ExecutionLocation location = directory.locate(executionId)
+        .orElseThrow(() -> new CliException("no execution " + executionId + " in namespace " + connection.namespace() + " at " + connection.target()));
+    return directory.record(location);
+  }
+
+  @Command(name = "list", mixinStandardHelpOptions = true, description = "List executions, newest first.")
+  static final class ListCommand implements Runnable {
+    @Spec CommandSpec spec;
+    @Mixin TemporalOptions temporal;
+
+    @Option(names = "--query", description = "Temporal visibility query, e.g. \"OnceportState = 'needs_review'\" (needs a cluster with visibility).")
+    String query;
+
+    @Option(names = "--actor", description = "Only this actor's executions.")
+    String actor;
+
+    @Option(names = "--limit", defaultValue = "50", description = "At most this many (default: ${DEFAULT-VALUE}).")
+    int limit;
+
+    @Option(names = "--json", description = "Print records as a JSON array.")
+    boolean json;
+
+    @Override
+    public void run() {
+      if (limit < 1) {
+        throw new CliException("--limit must be at least 1");
+      }
+      try (TemporalConnection connection = temporal.connect()) {
+        ExecutionDirectory directory = new ExecutionDirectory(connection);
+        List<ExecutionLocation> found;
+        try {
+          found = directory.list(query, actor, limit);
+        } catch (IllegalArgumentException e) {
+          throw new CliException(e.getMessage());
+        } catch (io.grpc.StatusRuntimeException e) {
+          throw new CliException("list failed: " + e.getStatus().getCode() + " " + e.getStatus().getDescription());
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        List<ExecutionRecord> records = found.stream().map(directory::record).toList();
+        if (json) {
+          out.println(toJson(records));
+          return;
+        }
+        out.printf("%-30s %-34s %-22s %-18s %s%n", "EXECUTION", "STATE", "TOOL", "ACTOR", "ACCEPTED");
+        for (ExecutionRecord r : records) {
+          out.printf("%-30s %-34s %-22s %-18s %s%n", r.executionId(), r.view(), r.tool(), r.actor(), r.acceptedAt());
+        }
+      }
+    }
+  }
+
+  @Command(name = "show", mixinStandardHelpOptions = true, description = "Show one execution record.")
+  static final class ShowCommand implements Runnable {
+    @Spec CommandSpec spec;
+    @Mixin TemporalOptions temporal;
+
+    @Parameters(paramLabel = "EXECUTION_ID", description = "The act_… id.")
+    String executionId;
+
+    @Option(names = "--json", description = "Print the record as JSON.")
+    boolean json;
+
+    @Override
+    public void run() {
+      try (TemporalConnection connection = temporal.connect()) {
+        ExecutionRecord record = load(connection, executionId);
+        PrintWriter out = spec.commandLine().getOut();
+        out.println(json ? toJson(record) : describe(record));
+      }
+    }
+  }
+
+  @Command(name = "resolve", mixinStandardHelpOptions = true,
+      description = "Resolve an execution in needs_review: it completed, it failed, or it provably did not run and may be dispatched again.")
+  static final class ResolveCommand implements Runnable {
+    @Spec CommandSpec spec;
+    @Mixin TemporalOptions temporal;
+
+    @Parameters(paramLabel = "EXECUTION_ID", description = "The act_… id.")
+    String executionId;
+
+    @ArgGroup(exclusive = true, multiplicity = "1")
+    Decision decision;
+
+    static final class Decision {
+      @Option(names = "--completed", required = true, description = "The action happened (you checked the target).") boolean completed;
+      @Option(names = "--failed", required = true, description = "The action failed or did not happen; do not send it again.") boolean failed;
+      @Option(names = "--redispatch", required = true, description = "The action provably did not run: send it again under the same execution id.") boolean redispatch;
+    }
+
+    @Option(names = "--reason", required = true, description = "Why; recorded on the execution and in the journal.")
+    String reason;
+
+    @Option(names = "--by", defaultValue = "${sys:user.name}", description = "Who resolves (default: the OS user).")
+    String by;
+
+    @Override
+    public void run() {
+      if (reason.isBlank()) {
+        throw new CliException("--reason must not be empty");
+      }
+      Resolution.Decision d = decision.completed ? Resolution.Decision.COMPLETED
+          : decision.failed ? Resolution.Decision.FAILED : Resolution.Decision.REDISPATCH;
+      try (TemporalConnection connection = temporal.connect()) {
+        ExecutionRecord record = load(connection, executionId);
+        ToolExecutionWorkflow stub = connection.client().newWorkflowStub(
+            ToolExecutionWorkflow.class, record.workflowId(), Optional.of(record.runId()));
+        ExecutionRecord after;
+        try {
+          after = stub.resolve(new Resolution(d, reason, "operator:" + by));
+        } catch (WorkflowUpdateException e) {
+          throw new CliException(failureMessage(e));
+        }
+        spec.commandLine().getOut().println(executionId + ": " + after.view() + " — " + after.message());
+      }
+    }
+  }
+
+  static String failureMessage(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof ApplicationFailure app) {
+        return app.getOriginalMessage();
+      }
+    }
+    return String.valueOf(e.getMessage());
+  }
+
+  static String toJson(Object value) {
+    try {
+      return JSON.writeValueAsString(value);
+    } catch (Exception e) {
+      throw new CliException("cannot render JSON: " + e.getMessage());
+    }
+  }
+
+  /** A plain-text view of a record for operators. */
+  static String describe(ExecutionRecord r) {
+    StringBuilder b = new StringBuilder();
+    b.append("execution   ").append(r.executionId()).append('\n');
+    b.append("state       ").append(r.view()).append("  (state ").append(r.state().wireName())
+        .append(", outcome ").append(r.outcome().wireName()).append(", delivery ").append(r.delivery().wireName()).append(")\n");
+    b.append("message     ").append(r.message()).append('\n');
+    b.append("tool        ").append(r.tool()).append(" (").append(r.replayClass()).append(", ").append(r.channel()).append(")\n");
+    b.append("actor       ").append(r.actor()).append("  scope ").append(r.intentScope()).append('\n');
+    b.append("target      ").append(r.method() == null ? "" : r.method() + " ").append(r.target()).append('\n');
+    if (r.credentialRef() != null) {
+      b.append("credential  ").append(r.credentialRef()).append('\n');
+    }
+    b.append("arguments   ").append(r.arguments()).append('\n');
+    b.append("fingerprint ").append(r.fingerprint()).append('\n');
+    if (r.intentKey() != null) {
+      b.append("intent key  ").append(r.intentKey()).append('\n');
+    }
+    b.append("workflow    ").append(r.workflowId()).append(" / ").append(r.runId()).append('\n');
+    appendTime(b, "accepted", r.acceptedAt());
+    appendTime(b, "authorized", r.authorizedAt());
+    appendTime(b, "dispatched", r.dispatchedAt());
+    appendTime(b, "completed", r.completedAt());
+    appendTime(b, "delivered", r.deliveredAt());
+    if (r.authorization() != null) {
+      b.append("authorization ").append(r.authorization().decision()).append(" by ").append(r.authorization().by())
+          .append(" (rule ").append(r.authorization().rule()).append(")\n");
+    }
+    if (r.targetStatus() != null) {
+      b.append("target status ").append(r.targetStatus()).append('\n');
+    }
+    if (r.exitStatus() != null) {
+      b.append("exit status ").append(r.exitStatus()).append('\n');
+    }
+    if (r.resultReference() != null) {
+      b.append("result      ").append(r.resultReference()).append('\n');
+    }
+    b.append("dispatches  ").append(r.dispatchAttempts()).append('\n');
+    for (ExecutionRecord.StatusCheck c : r.statusChecks()) {
+      b.append("status check ").append(c.at()).append(' ').append(c.verdict()).append(' ').append(c.detail()).append('\n');
+    }
+    if (r.review() != null) {
+      b.append("review      ").append(r.review().decision()).append(" by ").append(r.review().by()).append(": ").append(r.review().reason()).append('\n');
+    }
+    b.append("calls       ").append(r.calls().size()).append('\n');
+    for (AttachedCall c : r.calls()) {
+      b.append("  ").append(c.receivedAt()).append(c.retry() ? " retry " : " first ").append("jsonrpc id ").append(c.jsonRpcId())
+          .append(" session ").append(c.sessionId()).append(" client ").append(c.clientInfo())
+          .append(" delivery ").append(c.delivery() == null ? "-" : c.delivery()).append('\n');
+    }
+    for (ExecutionRecord.Transition t : r.transitions()) {
+      b.append("  ").append(t.at()).append(' ').append(t.state()).append(t.detail().isEmpty() ? "" : " — " + t.detail()).append('\n');
+    }
+    return b.toString().stripTrailing();
+  }
+
+  private static void appendTime(StringBuilder b, String label, String at) {
+    if (at != null) {
+      b.append(String.format("%-11s %s%n", label, at));
+    }
+  }
+}

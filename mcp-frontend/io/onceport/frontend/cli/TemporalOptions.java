@@ -1,0 +1,24 @@
+package io.onceport.frontend.cli;
+
+import io.onceport.frontend.temporal.TemporalConnection;
+import java.time.Duration;
+import picocli.CommandLine.Option;
+
+/** {@code --temporal} and {@code --namespace}, shared by every command that talks to Temporal. */
+public final class TemporalOptions {
+  @Option(names = "--temporal", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:7233",
+      description = "Temporal frontend to use (default: ${DEFAULT-VALUE}, a running `onceport serve`).")
+  public String temporal;
+
+  @Option(names = "--namespace", defaultValue = "default", description = "Temporal namespace (default: ${DEFAULT-VALUE}).")
+  public String namespace;
+
+  /** Connects for a CLI command: a short timeout and a one-line error when nothing answers. */
+  public TemporalConnection connect() {
+    try {
+      return TemporalConnection.connect(temporal, namespace, false, Codecs.cliDataConverter(), Duration.ofSeconds(5));
+    } catch (IllegalStateException e) {
+      throw new CliException(e.getMessage());
+    }
+  }
+}

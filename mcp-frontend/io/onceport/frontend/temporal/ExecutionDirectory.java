@@ -1,0 +1,170 @@
+package io.onceport.frontend.temporal;
+
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.onceport.workflow.execution.ExecutionRecord;
+import io.onceport.workflow.execution.ToolExecutionWorkflow;
+import io.onceport.workflow.execution.ToolExecutionWorkflowImpl;
+import io.temporal.api.common.v1.Payload;
+import io.temporal.api.common.v1.WorkflowExecution;
+import io.temporal.api.enums.v1.WorkflowExecutionStatus;
+import io.temporal.api.filter.v1.WorkflowTypeFilter;
+import io.temporal.api.workflow.v1.WorkflowExecutionInfo;
+import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
+import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionResponse;
+import io.temporal.api.workflowservice.v1.ListClosedWorkflowExecutionsRequest;
+import io.temporal.api.workflowservice.v1.ListOpenWorkflowExecutionsRequest;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowExecutionMetadata;
+import io.temporal.client.WorkflowStub;
+import io.temporal.common.converter.DataConverter;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Finds executions by their {@code act_} id and lists them. Uses visibility queries on the search
+ * attribute {@code OnceportExecutionId} where the server has them; the embedded engine has none, so
+ * there it scans open and closed {@code ToolExecution} runs (fine for an in-memory development
+ * engine, which holds at most a few thousand).
+ */
+public final class ExecutionDirectory {
+  private final TemporalConnection connection;
+  private final Map<String, ExecutionLocation> known = new ConcurrentHashMap<>();
+  private volatile Boolean visibility;
+
+  public ExecutionDirectory(TemporalConnection connection) {
+    this.connection = connection;
+  }
+
+  /** Remembers where an execution lives (every call through this front end does). */
+  public void remember(ExecutionRecord record) {
+    known.put(record.executionId(), new ExecutionLocation(record.executionId(), record.workflowId(), record.runId()));
+  }
+
+  public Optional<ExecutionLocation> locate(String executionId) {
+    ExecutionLocation cached = known.get(executionId);
+    if (cached != null) {
+      return Optional.of(cached);
+    }
+    List<ExecutionLocation> found = search("OnceportExecutionId = '" + executionId.replace("'", "") + "'", executionId, null, 1);
+    found.forEach(l -> known.put(l.executionId(), l));
+    return found.stream().filter(l -> executionId.equals(l.executionId())).findFirst();
+  }
+
+  /** Executions, newest first; {@code actor} filters when not null; {@code query} is a visibility query or null. */
+  public List<ExecutionLocation> list(String query, String actor, int limit) {
+    String q = query;
+    if (actor != null) {
+      String byActor = "OnceportActor = '" + actor.replace("'", "") + "'";
+      q = q == null ? byActor : "(" + q + ") AND " + byActor;
+    }
+    return search(q, null, actor, limit);
+  }
+
+  /** True when the server answers visibility queries (a real cluster; not the embedded engine). */
+  public boolean hasVisibility() {
+    if (visibility == null) {
+      try {
+        connection.client().listExecutions("WorkflowType = '" + ToolExecutionWorkflow.TYPE + "'").limit(1).count();
+        visibility = true;
+      } catch (StatusRuntimeException e) {
+        if (e.getStatus().getCode() != Status.Code.UNIMPLEMENTED) {
+          throw e;
+        }
+        visibility = false;
+      }
+    }
+    return visibility;
+  }
+
+  private List<ExecutionLocation> search(String query, String executionId, String actor, int limit) {
+    if (hasVisibility()) {
+      String q = "WorkflowType = '" + ToolExecutionWorkflow.TYPE + "'" + (query == null ? "" : " AND " + query);
+      List<ExecutionLocation> out = new ArrayList<>();
+      connection.client().listExecutions(q).limit(limit).forEach(m -> out.add(location(m)));
+      return out;
+    }
+    if (query != null && executionId == null && actor == null) {
+      throw new IllegalArgumentException("the embedded engine has no visibility queries; --query needs a Temporal cluster");
+    }
+    List<WorkflowExecutionInfo> infos = new ArrayList<>();
+    var service = connection.stubs().blockingStub();
+    WorkflowTypeFilter type = WorkflowTypeFilter.newBuilder().setName(ToolExecutionWorkflow.TYPE).build();
+    infos.addAll(service.listOpenWorkflowExecutions(ListOpenWorkflowExecutionsRequest.newBuilder()
+        .setNamespace(connection.namespace()).setTypeFilter(type).setMaximumPageSize(10_000).build()).getExecutionsList());
+    infos.addAll(service.listClosedWorkflowExecutions(ListClosedWorkflowExecutionsRequest.newBuilder()
+        .setNamespace(connection.namespace()).setTypeFilter(type).setMaximumPageSize(10_000).build()).getExecutionsList());
+    infos.sort(Comparator.comparing((WorkflowExecutionInfo i) -> i.getStartTime().getSeconds())
+        .thenComparing(i -> i.getStartTime().getNanos()).reversed());
+    List<ExecutionLocation> out = new ArrayList<>();
+    for (WorkflowExecutionInfo info : infos) {
+      String id = keyword(info, ToolExecutionWorkflowImpl.SA_EXECUTION_ID.getName());
+      String who = keyword(info, ToolExecutionWorkflowImpl.SA_ACTOR.getName());
+      if (id == null) {
+        // The list did not carry search attributes: ask the run itself.
+        DescribeWorkflowExecutionResponse described = describe(info.getExecution());
+        id = keyword(described.getWorkflowExecutionInfo(), ToolExecutionWorkflowImpl.SA_EXECUTION_ID.getName());
+        who = keyword(described.getWorkflowExecutionInfo(), ToolExecutionWorkflowImpl.SA_ACTOR.getName());
+      }
+      if (id == null || executionId != null && !executionId.equals(id) || actor != null && !actor.equals(who)) {
+        continue;
+      }
+      out.add(new ExecutionLocation(id, info.getExecution().getWorkflowId(), info.getExecution().getRunId()));
+      if (out.size() >= limit) {
+        break;
+      }
+    }
+    return out;
+  }
+
+  private DescribeWorkflowExecutionResponse describe(WorkflowExecution execution) {
+    return connection.stubs().blockingStub().describeWorkflowExecution(DescribeWorkflowExecutionRequest.newBuilder()
+        .setNamespace(connection.namespace()).setExecution(execution).build());
+  }
+
+  private String keyword(WorkflowExecutionInfo info, String name) {
+    Payload payload = info.getSearchAttributes().getIndexedFieldsMap().get(name);
+    if (payload == null) {
+      return null;
+    }
+    Object value = DataConverter.getDefaultInstance().fromPayload(payload, Object.class, Object.class);
+    if (value instanceof List<?> list) {
+      return list.isEmpty() ? null : String.valueOf(list.get(0));
+    }
+    return value == null ? null : String.valueOf(value);
+  }
+
+  private static ExecutionLocation location(WorkflowExecutionMetadata m) {
+    String id = m.getTypedSearchAttributes().get(ToolExecutionWorkflowImpl.SA_EXECUTION_ID);
+    return new ExecutionLocation(id, m.getExecution().getWorkflowId(), m.getExecution().getRunId());
+  }
+
+  /**
+   * The record of an execution: its final result once the run closed (read from history, no worker
+   * needed), otherwise the live query.
+   */
+  public ExecutionRecord record(ExecutionLocation location) {
+    WorkflowStub stub = connection.client().newUntypedWorkflowStub(
+        location.workflowId(), Optional.of(location.runId()), Optional.empty());
+    WorkflowExecutionStatus status = describe(WorkflowExecution.newBuilder()
+        .setWorkflowId(location.workflowId()).setRunId(location.runId()).build())
+        .getWorkflowExecutionInfo().getStatus();
+    if (status == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_COMPLETED) {
+      try {
+        return stub.getResult(10, TimeUnit.SECONDS, ExecutionRecord.class);
+      } catch (java.util.concurrent.TimeoutException e) {
+        throw new IllegalStateException("timed out reading the result of " + location.workflowId(), e);
+      }
+    }
+    return stub.query("record", ExecutionRecord.class);
+  }
+
+  public WorkflowClient client() {
+    return connection.client();
+  }
+}

@@ -1,0 +1,148 @@
+package io.onceport.frontend.temporal;
+
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.ClientInterceptor;
+import io.grpc.ForwardingClientCall;
+import io.grpc.MethodDescriptor;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.onceport.workflow.execution.ToolExecutionWorkflowImpl;
+import io.temporal.api.enums.v1.IndexedValueType;
+import io.temporal.api.operatorservice.v1.AddSearchAttributesRequest;
+import io.temporal.api.workflowservice.v1.RespondWorkflowTaskCompletedRequest;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowClientOptions;
+import io.temporal.common.converter.DataConverter;
+import io.temporal.serviceclient.OperatorServiceStubs;
+import io.temporal.serviceclient.OperatorServiceStubsOptions;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.temporal.serviceclient.WorkflowServiceStubsOptions;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/** A connection to a Temporal frontend: service stubs and a workflow client for one namespace. */
+public final class TemporalConnection implements AutoCloseable {
+  /** The search attributes every execution upserts; the Temporal UI filters on them. */
+  public static final List<String> SEARCH_ATTRIBUTES = List.of(
+      ToolExecutionWorkflowImpl.SA_EXECUTION_ID.getName(),
+      ToolExecutionWorkflowImpl.SA_FINGERPRINT.getName(),
+      ToolExecutionWorkflowImpl.SA_TOOL.getName(),
+      ToolExecutionWorkflowImpl.SA_ACTOR.getName(),
+      ToolExecutionWorkflowImpl.SA_STATE.getName());
+
+  private final String target;
+  private final String namespace;
+  private final WorkflowServiceStubs stubs;
+  private final WorkflowClient client;
+
+  private TemporalConnection(String target, String namespace, WorkflowServiceStubs stubs, WorkflowClient client) {
+    this.target = target;
+    this.namespace = namespace;
+    this.stubs = stubs;
+    this.client = client;
+  }
+
+  /**
+   * Connects and checks the server answers within {@code timeout}.
+   *
+   * @param nonSticky clear sticky attributes from workflow task completions: required on the
+   *     embedded engine, whose sticky queues never time out (a killed worker would hang its
+   *     workflows forever)
+   */
+  public static TemporalConnection connect(
+      String target, String namespace, boolean nonSticky, DataConverter converter, Duration timeout) {
+    WorkflowServiceStubsOptions.Builder options = WorkflowServiceStubsOptions.newBuilder().setTarget(target);
+    if (nonSticky) {
+      options.setGrpcClientInterceptors(List.of(new NonStickyInterceptor()));
+    }
+    WorkflowServiceStubs stubs;
+    try {
+      stubs = WorkflowServiceStubs.newConnectedServiceStubs(options.build(), timeout);
+    } catch (RuntimeException e) {
+      throw new IllegalStateException("cannot reach Temporal at " + target + ": " + shortReason(e)
+          + " (is `onceport serve` or a Temporal cluster running there? see --temporal)", e);
+    }
+    WorkflowClientOptions.Builder clientOptions = WorkflowClientOptions.newBuilder().setNamespace(namespace);
+    if (converter != null) {
+      clientOptions.setDataConverter(converter);
+    }
+    return new TemporalConnection(target, namespace, stubs, WorkflowClient.newInstance(stubs, clientOptions.build()));
+  }
+
+  static String shortReason(Throwable e) {
+    Throwable t = e;
+    while (t.getCause() != null && t.getCause() != t) {
+      t = t.getCause();
+    }
+    if (e instanceof StatusRuntimeException sre) {
+      return sre.getStatus().getCode() + (sre.getStatus().getDescription() == null ? "" : " " + sre.getStatus().getDescription());
+    }
+    return t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
+  }
+
+  /** Registers Onceport's search attributes; an attribute that already exists is fine. */
+  public void registerSearchAttributes() {
+    OperatorServiceStubs operator = OperatorServiceStubs.newServiceStubs(
+        OperatorServiceStubsOptions.newBuilder().setChannel(stubs.getRawChannel()).validateAndBuildWithDefaults());
+    try {
+      for (String name : SEARCH_ATTRIBUTES) {
+        try {
+          operator.blockingStub().addSearchAttributes(AddSearchAttributesRequest.newBuilder()
+              .setNamespace(namespace)
+              .putAllSearchAttributes(Map.of(name, IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD))
+              .build());
+        } catch (StatusRuntimeException e) {
+          Status.Code code = e.getStatus().getCode();
+          if (code != Status.Code.ALREADY_EXISTS && !String.valueOf(e.getStatus().getDescription()).contains("already")) {
+            throw new IllegalStateException("cannot register search attribute " + name + " in namespace " + namespace
+                + ": " + shortReason(e) + "; register it with: temporal operator search-attribute create --namespace "
+                + namespace + " --name " + name + " --type Keyword", e);
+          }
+        }
+      }
+    } finally {
+      operator.shutdownNow();
+    }
+  }
+
+  public String target() {
+    return target;
+  }
+
+  public String namespace() {
+    return namespace;
+  }
+
+  public WorkflowServiceStubs stubs() {
+    return stubs;
+  }
+
+  public WorkflowClient client() {
+    return client;
+  }
+
+  @Override
+  public void close() {
+    stubs.shutdownNow();
+  }
+
+  /** Clears sticky attributes so every workflow task goes to the shared task queue. */
+  static final class NonStickyInterceptor implements ClientInterceptor {
+    @Override
+    public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
+      return new ForwardingClientCall.SimpleForwardingClientCall<>(next.newCall(method, options)) {
+        @Override
+        @SuppressWarnings("unchecked")
+        public void sendMessage(Q message) {
+          if (message instanceof RespondWorkflowTaskCompletedRequest request && request.hasStickyAttributes()) {
+            message = (Q) request.toBuilder().clearStickyAttributes().build();
+          }
+          super.sendMessage(message);
+        }
+      };
+    }
+  }
+}

@@ -1,0 +1,32 @@
+package io.onceport.frontend.temporal;
+
+import io.onceport.workflow.execution.ToolExecutionWorkflowImpl;
+import io.temporal.worker.Worker;
+import io.temporal.worker.WorkerFactory;
+import io.temporal.worker.WorkerOptions;
+import java.util.concurrent.TimeUnit;
+
+/** A worker polling one task queue: the ToolExecution workflow plus the given activity implementations. */
+public final class WorkerHost implements AutoCloseable {
+  private final WorkerFactory factory;
+
+  private WorkerHost(WorkerFactory factory) {
+    this.factory = factory;
+  }
+
+  public static WorkerHost start(TemporalConnection connection, String taskQueue, Object... activities) {
+    WorkerFactory factory = WorkerFactory.newInstance(connection.client());
+    Worker worker = factory.newWorker(taskQueue, WorkerOptions.newBuilder().build());
+    worker.registerWorkflowImplementationTypes(ToolExecutionWorkflowImpl.class);
+    worker.registerActivitiesImplementations(activities);
+    factory.start();
+    return new WorkerHost(factory);
+  }
+
+  @Override
+  public void close() {
+    factory.shutdown();
+    factory.awaitTermination(5, TimeUnit.SECONDS);
+    factory.shutdownNow();
+  }
+}

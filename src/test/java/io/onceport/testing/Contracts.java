@@ -1,0 +1,31 @@
+package io.onceport.testing;
+
+import io.onceport.workflow.contract.HttpSpec;
+import io.onceport.workflow.contract.ReplayClass;
+import io.onceport.workflow.contract.ReplaySpec;
+import io.onceport.workflow.contract.StatusSpec;
+import io.onceport.workflow.contract.ToolContract;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/** Contract records for tests, built directly (the YAML loader has its own tests). */
+public final class Contracts {
+  private Contracts() {}
+
+  public static final String RELEASE_SCHEMA = """
+      {"type":"object","required":["service","version"],
+       "properties":{"service":{"type":"string"},"version":{"type":"string"},
+                     "region":{"type":"string","default":"us-east-1"}},
+       "additionalProperties":false}""";
+
+  public static ToolContract http(String tool, ReplayClass replay, String baseUrl, Duration attachWindow) {
+    StatusSpec status = replay == ReplayClass.STATUS_QUERY
+        ? new StatusSpec("GET", baseUrl + "/v1/releases/by-key/{{execution_id}}", List.of(200), List.of(404))
+        : null;
+    return new ToolContract(
+        tool, "test tool " + tool, RELEASE_SCHEMA, null, ToolContract.Channel.HTTP,
+        new HttpSpec("POST", baseUrl + "/v1/releases", null, Map.of(), "Idempotency-Key", null, 5_000),
+        null, new ReplaySpec(replay, attachWindow, status), List.of(), List.of());
+  }
+}

@@ -1,0 +1,35 @@
+package io.onceport.testing;
+
+import io.onceport.frontend.gateway.CallPreparation;
+import io.onceport.frontend.temporal.EmbeddedEngine;
+import io.onceport.frontend.temporal.ExecutionDirectory;
+import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.frontend.temporal.TemporalExecutionGateway;
+import io.onceport.frontend.temporal.WorkerHost;
+import java.time.Duration;
+
+/** The embedded engine on a free loopback port, one non-sticky worker, and a gateway. */
+public final class EngineHarness implements AutoCloseable {
+  public static final String TASK_QUEUE = "onceport-test";
+  public final EmbeddedEngine engine;
+  public final TemporalConnection connection;
+  public final WorkerHost worker;
+  public final ExecutionDirectory directory;
+  public final TemporalExecutionGateway gateway;
+
+  public EngineHarness(CallPreparation preparation, Object... activities) {
+    engine = EmbeddedEngine.start("127.0.0.1", 0);
+    connection = TemporalConnection.connect(engine.target(), "default", true, null, Duration.ofSeconds(10));
+    connection.registerSearchAttributes();
+    worker = WorkerHost.start(connection, TASK_QUEUE, activities);
+    directory = new ExecutionDirectory(connection);
+    gateway = new TemporalExecutionGateway(connection, directory, TASK_QUEUE, preparation, "test-frontend");
+  }
+
+  @Override
+  public void close() {
+    worker.close();
+    connection.close();
+    engine.close();
+  }
+}

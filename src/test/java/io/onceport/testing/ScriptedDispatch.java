@@ -1,0 +1,85 @@
+package io.onceport.testing;
+
+import io.onceport.workflow.ErrorTypes;
+import io.onceport.workflow.dispatch.DispatchActivities;
+import io.onceport.workflow.dispatch.DispatchRequest;
+import io.onceport.workflow.dispatch.DispatchResult;
+import io.onceport.workflow.dispatch.StatusResult;
+import io.temporal.failure.ApplicationFailure;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
+
+/**
+ * A dispatch activity whose answers a test scripts, recording every request it receives. Used to
+ * test the workflow's decisions in isolation; channel behaviour is tested against real servers.
+ */
+public final class ScriptedDispatch implements DispatchActivities {
+  public final List<DispatchRequest> dispatched = new CopyOnWriteArrayList<>();
+  public final List<DispatchRequest> statusQueries = new CopyOnWriteArrayList<>();
+  private final ConcurrentLinkedDeque<Function<DispatchRequest, DispatchResult>> script = new ConcurrentLinkedDeque<>();
+  private final ConcurrentLinkedDeque<StatusResult> statusScript = new ConcurrentLinkedDeque<>();
+  public volatile Function<DispatchRequest, DispatchResult> fallback = r -> ok(201, "{\"id\":\"rel_1\"}");
+
+  /** Forgets the script and the recorded requests. */
+  public void reset() {
+    script.clear();
+    statusScript.clear();
+    dispatched.clear();
+    statusQueries.clear();
+    fallback = r -> ok(201, "{\"id\":\"rel_1\"}");
+  }
+
+  public ScriptedDispatch then(Function<DispatchRequest, DispatchResult> step) {
+    script.add(step);
+    return this;
+  }
+
+  public ScriptedDispatch thenStatus(StatusResult result) {
+    statusScript.add(result);
+    return this;
+  }
+
+  @Override
+  public DispatchResult dispatch(DispatchRequest request) {
+    dispatched.add(request);
+    Function<DispatchRequest, DispatchResult> step = script.poll();
+    return (step == null ? fallback : step).apply(request);
+  }
+
+  @Override
+  public StatusResult queryStatus(DispatchRequest request) {
+    statusQueries.add(request);
+    StatusResult next = statusScript.poll();
+    return next == null ? new StatusResult(StatusResult.Verdict.UNKNOWN, null, "no script") : next;
+  }
+
+  public static DispatchResult ok(int status, String body) {
+    return DispatchResult.http(status, Map.of(), body, false, 1);
+  }
+
+  public static Function<DispatchRequest, DispatchResult> notSent() {
+    return r -> {
+      throw ApplicationFailure.newFailure("connection refused", ErrorTypes.NOT_SENT);
+    };
+  }
+
+  public static Function<DispatchRequest, DispatchResult> unknown() {
+    return r -> {
+      throw ApplicationFailure.newNonRetryableFailure("connection reset after the request was written", ErrorTypes.OUTCOME_UNKNOWN);
+    };
+  }
+
+  public static Function<DispatchRequest, DispatchResult> slow(long millis, DispatchResult result) {
+    return r -> {
+      try {
+        Thread.sleep(millis);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return result;
+    };
+  }
+}

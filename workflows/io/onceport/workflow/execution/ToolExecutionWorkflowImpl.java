@@ -1,0 +1,684 @@
+package io.onceport.workflow.execution;
+
+import io.onceport.workflow.ErrorTypes;
+import io.onceport.workflow.auth.AuthorizationActivities;
+import io.onceport.workflow.auth.AuthorizationDecision;
+import io.onceport.workflow.auth.AuthorizationRequest;
+import io.onceport.workflow.contract.ReplayClass;
+import io.onceport.workflow.contract.ToolContract;
+import io.onceport.workflow.dispatch.DispatchActivities;
+import io.onceport.workflow.dispatch.DispatchRequest;
+import io.onceport.workflow.dispatch.DispatchResult;
+import io.onceport.workflow.dispatch.StatusResult;
+import io.onceport.workflow.journal.JournalActivities;
+import io.onceport.workflow.journal.JournalEntry;
+import io.temporal.activity.ActivityOptions;
+import io.temporal.activity.LocalActivityOptions;
+import io.temporal.common.RetryOptions;
+import io.temporal.common.SearchAttributeKey;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.failure.TimeoutFailure;
+import io.temporal.workflow.Workflow;
+import io.temporal.workflow.WorkflowInit;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.slf4j.Logger;
+
+/**
+ * The execution state machine. Deterministic: time, randomness, waiting and logging go through
+ * {@code Workflow.*} only; everything that touches the world is an activity.
+ */
+public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
+  public static final SearchAttributeKey<String> SA_EXECUTION_ID = SearchAttributeKey.forKeyword("OnceportExecutionId");
+  public static final SearchAttributeKey<String> SA_FINGERPRINT = SearchAttributeKey.forKeyword("OnceportFingerprint");
+  public static final SearchAttributeKey<String> SA_TOOL = SearchAttributeKey.forKeyword("OnceportTool");
+  public static final SearchAttributeKey<String> SA_ACTOR = SearchAttributeKey.forKeyword("OnceportActor");
+  public static final SearchAttributeKey<String> SA_STATE = SearchAttributeKey.forKeyword("OnceportState");
+
+  /** How the attach validator's refusal of a reused intent key begins (failure types of validators are not kept). */
+  public static final String INTENT_KEY_MISMATCH_PREFIX = "intent key reused: ";
+
+  /** Sends that provably did not reach the target are retried this many times at most. */
+  static final int MAX_NOT_SENT_RETRIES = 5;
+  /** Status queries after an unknown outcome before an operator is asked. */
+  static final int MAX_STATUS_CHECKS = 8;
+  /** Re-dispatches after a status query proved the action did not run. */
+  static final int MAX_REDISPATCHES = 3;
+  /** Calls kept on the record; later ones are counted, not stored. */
+  static final int MAX_RECORDED_CALLS = 200;
+
+  private static final String[] NON_RETRYABLE = {
+    ErrorTypes.INVALID_REQUEST, ErrorTypes.HOST_KEY_MISMATCH, ErrorTypes.CREDENTIAL_UNAVAILABLE, ErrorTypes.JOURNAL_UNAVAILABLE
+  };
+
+  private static final LocalActivityOptions JOURNAL_OPTIONS =
+      LocalActivityOptions.newBuilder()
+          .setStartToCloseTimeout(Duration.ofSeconds(10))
+          .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(5).setInitialInterval(Duration.ofMillis(200)).build())
+          .build();
+
+  private static final ActivityOptions AUTHORIZATION_OPTIONS =
+      ActivityOptions.newBuilder()
+          .setStartToCloseTimeout(Duration.ofSeconds(30))
+          .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(5).build())
+          .build();
+
+  /** At-most-once dispatch (status_query, irreversible): a lost worker is an unknown outcome. */
+  private static final ActivityOptions DISPATCH_ONCE_OPTIONS =
+      ActivityOptions.newBuilder()
+          .setStartToCloseTimeout(Duration.ofSeconds(60))
+          .setHeartbeatTimeout(Duration.ofSeconds(15))
+          .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
+          .build();
+
+  /** Repeatable dispatch (read_only, idempotency_key): Temporal retries, the same key every time. */
+  private static final ActivityOptions DISPATCH_REPEATABLE_OPTIONS =
+      ActivityOptions.newBuilder()
+          .setStartToCloseTimeout(Duration.ofSeconds(60))
+          .setHeartbeatTimeout(Duration.ofSeconds(15))
+          .setRetryOptions(
+              RetryOptions.newBuilder()
+                  .setMaximumAttempts(MAX_NOT_SENT_RETRIES)
+                  .setInitialInterval(Duration.ofSeconds(1))
+                  .setBackoffCoefficient(2)
+                  .setDoNotRetry(NON_RETRYABLE)
+                  .build())
+          .build();
+
+  private static final ActivityOptions STATUS_OPTIONS =
+      ActivityOptions.newBuilder()
+          .setStartToCloseTimeout(Duration.ofSeconds(60))
+          .setRetryOptions(
+              RetryOptions.newBuilder().setMaximumAttempts(3).setDoNotRetry(NON_RETRYABLE).build())
+          .build();
+
+  private final Logger log = Workflow.getLogger(ToolExecutionWorkflowImpl.class);
+  private final JournalActivities journal = Workflow.newLocalActivityStub(JournalActivities.class, JOURNAL_OPTIONS);
+  private final AuthorizationActivities authorization =
+      Workflow.newActivityStub(AuthorizationActivities.class, AUTHORIZATION_OPTIONS);
+
+  private final ExecutionInput input;
+  private final String executionId;
+  private final Random random;
+
+  private ExecutionState state = ExecutionState.ACCEPTED;
+  private Outcome outcome = Outcome.PENDING;
+  private Delivery delivery = Delivery.PENDING;
+  private final String acceptedAt;
+  private String authorizedAt;
+  private String dispatchedAt;
+  private String completedAt;
+  private String deliveredAt;
+  private String resultReference;
+  private DispatchResult result;
+  private ExecutionRecord.Authorization authorizationRecord;
+  private ExecutionRecord.Review review;
+  private int dispatchAttempts;
+  private final List<ExecutionRecord.StatusCheck> statusChecks = new ArrayList<>();
+  private final List<AttachedCall> calls = new ArrayList<>();
+  private int unrecordedCalls;
+  private final List<ExecutionRecord.Transition> transitions = new ArrayList<>();
+  private String attachableUntil;
+  private String cancellation;
+  private String message = "accepted";
+  private long version;
+
+  // Decisions arriving through updates and signals, consumed by the main method.
+  private ApprovalDecision approvalDecision;
+  private SessionAuthorization sessionDecision;
+  private Resolution resolution;
+  private boolean cancelRequested;
+  private boolean recheckRequested;
+
+  @WorkflowInit
+  public ToolExecutionWorkflowImpl(ExecutionInput input) {
+    this.input = input;
+    this.random = Workflow.newRandom();
+    long now = Workflow.currentTimeMillis();
+    this.executionId = Ids.executionId(now, random);
+    this.acceptedAt = Instant.ofEpochMilli(now).toString();
+    transitions.add(new ExecutionRecord.Transition(state.wireName(), acceptedAt, ""));
+  }
+
+  @Override
+  public ExecutionRecord run(ExecutionInput ignored) {
+    upsertSearchAttributes();
+    journal("accepted", 1, Map.of(
+        "tool", input.tool(), "actor", input.actor(), "target", input.target(),
+        "replay_class", input.contract().replayClass().wireName(), "intent_scope", input.intentScope(),
+        "arguments", input.maskedArguments()));
+
+    if (authorize()) {
+      dispatchUntilSettled();
+    }
+    awaitDeliveryOrWindow();
+    Workflow.await(Workflow::isEveryHandlerFinished);
+    return snapshot();
+  }
+
+  // ---- authorization: who may act, never whether it already happened ----
+
+  private boolean authorize() {
+    AuthorizationRequest request = new AuthorizationRequest(
+        executionId, input.fingerprint(), input.tool(), input.actor(), input.sessionId(),
+        input.contract().credentialRef(), input.target());
+    AuthorizationDecision decision = authorization.decide(request);
+    while (true) {
+      if (cancelRequested) {
+        cancelBeforeDispatch();
+        return false;
+      }
+      switch (decision.kind()) {
+        case ALLOW -> {
+          authorizedAt = now();
+          authorizationRecord = new ExecutionRecord.Authorization("authorized", decision.rule(), authorizedAt, decision.by(), decision.reason());
+          transition(ExecutionState.AUTHORIZED, "authorized (" + decision.rule() + ")");
+          journal("authorized", 1, Map.of("rule", decision.rule(), "by", decision.by()));
+          return true;
+        }
+        case REJECT -> {
+          reject(decision.rule(), decision.by(), decision.reason());
+          return false;
+        }
+        case APPROVAL_REQUIRED -> {
+          authorizationRecord = new ExecutionRecord.Authorization("awaiting_approval", decision.rule(), now(), decision.by(), decision.reason());
+          transition(ExecutionState.AWAITING_APPROVAL, "awaiting an operator's approval (" + decision.rule() + ")");
+          journal("awaiting_approval", 1, Map.of("rule", decision.rule()));
+          boolean decided = Workflow.await(
+              Duration.ofMillis(Math.max(1, decision.timeoutMillis())),
+              () -> approvalDecision != null || cancelRequested || recheckRequested);
+          if (!decided) {
+            reject("approval_timeout", "policy", "no operator approved within " + Duration.ofMillis(decision.timeoutMillis()));
+            return false;
+          }
+          if (recheckRequested && approvalDecision == null && !cancelRequested) {
+            recheckRequested = false;
+            AuthorizationDecision again = authorization.recheck(request);
+            if (again.kind() == AuthorizationDecision.Kind.REJECT) {
+              decision = again;
+            }
+            continue;
+          }
+          if (approvalDecision != null) {
+            decision = approvalDecision.approved()
+                ? AuthorizationDecision.allow("approved", approvalDecision.by())
+                : new AuthorizationDecision(AuthorizationDecision.Kind.REJECT, "denied", approvalDecision.reason(), approvalDecision.by(), 0);
+          }
+        }
+        case SESSION_AUTHORIZATION_REQUIRED -> {
+          authorizationRecord = new ExecutionRecord.Authorization("awaiting_session_authorization", decision.rule(), now(), decision.by(), decision.reason());
+          transition(ExecutionState.AWAITING_SESSION_AUTHORIZATION, "awaiting an operator's authorization of session " + input.sessionId());
+          journal("awaiting_session_authorization", 1, Map.of("rule", decision.rule(), "session", String.valueOf(input.sessionId())));
+          boolean decided = Workflow.await(
+              Duration.ofMillis(Math.max(1, decision.timeoutMillis())),
+              () -> sessionDecision != null || cancelRequested || recheckRequested);
+          if (!decided) {
+            reject("session_authorization_timeout", "policy", "no operator authorized session " + input.sessionId() + " in time");
+            return false;
+          }
+          if (recheckRequested && sessionDecision == null && !cancelRequested) {
+            recheckRequested = false;
+            AuthorizationDecision again = authorization.recheck(request);
+            if (again.kind() == AuthorizationDecision.Kind.REJECT) {
+              decision = again;
+            }
+            continue;
+          }
+          if (sessionDecision != null) {
+            // The session gate is passed; the rest of the ladder (approval) still applies.
+            decision = sessionDecision.authorized()
+                ? authorization.decide(request)
+                : new AuthorizationDecision(AuthorizationDecision.Kind.REJECT, "session_denied", sessionDecision.reason(), sessionDecision.by(), 0);
+            if (decision.kind() == AuthorizationDecision.Kind.SESSION_AUTHORIZATION_REQUIRED) {
+              decision = AuthorizationDecision.allow("session_authorized", sessionDecision.by());
+            }
+          }
+        }
+      }
+    }
+  }
+
+  private void reject(String rule, String by, String reason) {
+    authorizationRecord = new ExecutionRecord.Authorization("rejected", rule, now(), by, reason);
+    outcome = Outcome.NOT_EXECUTED;
+    transition(ExecutionState.REJECTED, "rejected (" + rule + ")" + (reason.isEmpty() ? "" : ": " + reason) + "; nothing was dispatched");
+    journal("rejected", 1, Map.of("rule", rule, "by", by, "reason", reason));
+  }
+
+  private void cancelBeforeDispatch() {
+    outcome = Outcome.NOT_EXECUTED;
+    transition(ExecutionState.CANCELLED, "cancelled before dispatch; nothing was sent (" + cancellation + ")");
+    journal("cancelled", 1, Map.of("detail", cancellation));
+  }
+
+  // ---- dispatch: the only place that crosses the boundary ----
+
+  private void dispatchUntilSettled() {
+    ReplayClass replay = input.contract().replayClass();
+    DispatchActivities dispatcher = Workflow.newActivityStub(DispatchActivities.class, dispatchOptions(replay));
+    DispatchActivities status = Workflow.newActivityStub(DispatchActivities.class, STATUS_OPTIONS);
+    int notSentRetries = 0;
+    int redispatches = 0;
+    while (true) {
+      if (cancelRequested && !state.mayHaveCrossedDispatch()) {
+        cancelBeforeDispatch();
+        return;
+      }
+      dispatchAttempts++;
+      if (dispatchedAt == null) {
+        dispatchedAt = now();
+      }
+      transition(ExecutionState.DISPATCHED, "dispatched (attempt " + dispatchAttempts + "), outcome pending");
+      DispatchRequest request = new DispatchRequest(executionId, input.fingerprint(), input.contract(), input.arguments(), dispatchAttempts);
+      String failureType;
+      String failureMessage;
+      try {
+        observe(dispatcher.dispatch(request));
+        return;
+      } catch (ActivityFailure failure) {
+        Throwable cause = failure.getCause();
+        if (cause instanceof ApplicationFailure app) {
+          failureType = app.getType();
+          failureMessage = app.getOriginalMessage();
+        } else if (cause instanceof TimeoutFailure timeout) {
+          failureType = ErrorTypes.OUTCOME_UNKNOWN;
+          failureMessage = "the worker stopped answering during dispatch (" + timeout.getTimeoutType() + ")";
+        } else {
+          failureType = ErrorTypes.OUTCOME_UNKNOWN;
+          failureMessage = String.valueOf(cause == null ? failure.getMessage() : cause.getMessage());
+        }
+      }
+
+      if (ErrorTypes.NOT_SENT.equals(failureType)) {
+        if (!replay.resendsAfterUnknown() && notSentRetries < MAX_NOT_SENT_RETRIES) {
+          notSentRetries++;
+          journal("not_sent", dispatchAttempts, Map.of("reason", failureMessage));
+          transition(ExecutionState.AUTHORIZED, "not sent (" + failureMessage + "); retrying");
+          Workflow.sleep(Duration.ofSeconds(1L << Math.min(notSentRetries - 1, 4)));
+          continue;
+        }
+        fail(Outcome.NOT_EXECUTED, "the target could not be reached; nothing was sent: " + failureMessage);
+        return;
+      }
+      if (isNonRetryable(failureType)) {
+        fail(Outcome.NOT_EXECUTED, "not dispatched: " + failureMessage);
+        return;
+      }
+
+      // The request may have reached the target and no answer was observed.
+      outcome = Outcome.UNKNOWN;
+      journal("outcome_unknown", dispatchAttempts, Map.of("reason", failureMessage));
+      if (replay == ReplayClass.READ_ONLY) {
+        fail(Outcome.UNKNOWN, "no answer from the target after retries: " + failureMessage);
+        return;
+      }
+      if (replay == ReplayClass.STATUS_QUERY) {
+        StatusResult verdict = verify(status, request);
+        if (verdict != null && verdict.verdict() == StatusResult.Verdict.NOT_EXECUTED && redispatches < MAX_REDISPATCHES) {
+          redispatches++;
+          outcome = Outcome.PENDING;
+          continue;
+        }
+        if (verdict != null && verdict.verdict() != StatusResult.Verdict.NOT_EXECUTED) {
+          return;
+        }
+      }
+      if (awaitReview(failureMessage)) {
+        outcome = Outcome.PENDING;
+        continue;
+      }
+      return;
+    }
+  }
+
+  private ActivityOptions dispatchOptions(ReplayClass replay) {
+    ToolContract contract = input.contract();
+    long timeout = contract.channel() == ToolContract.Channel.HTTP ? contract.http().timeoutMillis() : contract.ssh().timeoutMillis();
+    ActivityOptions base = replay.resendsAfterUnknown() ? DISPATCH_REPEATABLE_OPTIONS : DISPATCH_ONCE_OPTIONS;
+    return ActivityOptions.newBuilder(base).setStartToCloseTimeout(Duration.ofMillis(timeout).plusSeconds(30)).build();
+  }
+
+  private static boolean isNonRetryable(String type) {
+    for (String t : NON_RETRYABLE) {
+      if (t.equals(type)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Polls the target's status facility; returns the settling verdict, or null when it never settled. */
+  private StatusResult verify(DispatchActivities status, DispatchRequest request) {
+    transition(ExecutionState.VERIFYING, "outcome unknown; asking the target's status facility");
+    for (int check = 1; check <= MAX_STATUS_CHECKS; check++) {
+      StatusResult verdict;
+      try {
+        verdict = status.queryStatus(request);
+      } catch (ActivityFailure failure) {
+        verdict = new StatusResult(StatusResult.Verdict.UNKNOWN, null, "status query failed: " + rootMessage(failure));
+      }
+      Integer code = verdict.result() == null ? null : verdict.result().status() != null ? verdict.result().status() : verdict.result().exitStatus();
+      statusChecks.add(new ExecutionRecord.StatusCheck(now(), verdict.verdict().name().toLowerCase(), code, verdict.detail()));
+      version++;
+      journal("status_query", statusChecks.size(), Map.of("verdict", verdict.verdict().name().toLowerCase(), "detail", verdict.detail()));
+      switch (verdict.verdict()) {
+        case COMPLETED, FAILED -> {
+          if (verdict.result() != null) {
+            observe(verdict.result(), verdict.verdict() == StatusResult.Verdict.COMPLETED);
+          } else {
+            settle(verdict.verdict() == StatusResult.Verdict.COMPLETED, "status query: " + verdict.detail());
+          }
+          return verdict;
+        }
+        case NOT_EXECUTED -> {
+          transition(ExecutionState.AUTHORIZED, "status query proved the action did not run; dispatching again under the same execution id");
+          return verdict;
+        }
+        case RUNNING, UNKNOWN -> Workflow.sleep(Duration.ofSeconds(Math.min(30, 1L << Math.min(check - 1, 5))));
+      }
+    }
+    return null;
+  }
+
+  /** Waits for an operator's resolution. Returns true when the operator asked to dispatch again. */
+  private boolean awaitReview(String reason) {
+    transition(ExecutionState.NEEDS_REVIEW,
+        "outcome unknown (" + reason + "); it was not re-sent and waits for an operator: onceport executions resolve " + executionId);
+    journal("needs_review", dispatchAttempts, Map.of("reason", reason));
+    Workflow.await(() -> resolution != null);
+    Resolution decided = resolution;
+    resolution = null;
+    review = new ExecutionRecord.Review(decided.decision().name().toLowerCase(), decided.reason(), decided.by(), now());
+    journal("review_resolved", dispatchAttempts, Map.of("decision", review.decision(), "by", decided.by(), "reason", decided.reason()));
+    switch (decided.decision()) {
+      case COMPLETED -> settle(true, "resolved by " + decided.by() + " as completed: " + decided.reason());
+      case FAILED -> settle(false, "resolved by " + decided.by() + " as failed: " + decided.reason());
+      case REDISPATCH -> {
+        transition(ExecutionState.AUTHORIZED, "resolved by " + decided.by() + " for re-dispatch: " + decided.reason());
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void observe(DispatchResult observed) {
+    observe(observed, observed.succeeded());
+  }
+
+  private void observe(DispatchResult observed, boolean succeeded) {
+    result = observed;
+    resultReference = Ids.resultReference(Workflow.currentTimeMillis(), random);
+    String answer = observed.status() != null ? "HTTP " + observed.status() : "exit status " + observed.exitStatus();
+    settle(succeeded, "the target answered " + answer);
+  }
+
+  private void settle(boolean succeeded, String why) {
+    outcome = succeeded ? Outcome.COMPLETED : Outcome.FAILED;
+    completedAt = now();
+    transition(succeeded ? ExecutionState.COMPLETED : ExecutionState.FAILED, (succeeded ? "completed: " : "failed: ") + why);
+    Map<String, Object> detail = new LinkedHashMap<>();
+    detail.put("outcome", outcome.wireName());
+    if (result != null && result.status() != null) {
+      detail.put("target_status", result.status());
+    }
+    if (result != null && result.exitStatus() != null) {
+      detail.put("exit_status", result.exitStatus());
+    }
+    if (resultReference != null) {
+      detail.put("result_reference", resultReference);
+    }
+    journal("outcome", dispatchAttempts, detail);
+  }
+
+  private void fail(Outcome why, String text) {
+    outcome = why;
+    completedAt = now();
+    transition(ExecutionState.FAILED, text);
+    journal("outcome", dispatchAttempts, Map.of("outcome", why.wireName(), "reason", text));
+  }
+
+  // ---- staying attachable ----
+
+  private void awaitDeliveryOrWindow() {
+    Duration window = input.contract().replay().attachWindow();
+    attachableUntil = Instant.ofEpochMilli(Workflow.currentTimeMillis()).plus(window).toString();
+    version++;
+    upsertSearchAttributes();
+    if (state == ExecutionState.REJECTED || state == ExecutionState.CANCELLED) {
+      // A retry within the window gets the same refusal instead of a fresh approval path.
+      Workflow.await(window, () -> false);
+    } else {
+      Workflow.await(window, () -> delivery == Delivery.DELIVERED);
+    }
+    if (delivery != Delivery.DELIVERED && (state == ExecutionState.COMPLETED || state == ExecutionState.FAILED)) {
+      journal("attach_window_closed", 1, Map.of("delivery", delivery.wireName()));
+    }
+  }
+
+  // ---- handlers ----
+
+  @Override
+  public ExecutionRecord record() {
+    return snapshot();
+  }
+
+  @Override
+  public void validateAttach(AttachRequest request) {
+    if (!input.fingerprint().equals(request.fingerprint())) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          INTENT_KEY_MISMATCH_PREFIX + "intent key " + request.intentKey() + " was already used by execution " + executionId
+              + " for a different request; use a new key for a new intent",
+          ErrorTypes.INTENT_KEY_MISMATCH);
+    }
+  }
+
+  @Override
+  public ExecutionRecord attach(AttachRequest request) {
+    boolean retry = !calls.isEmpty() || unrecordedCalls > 0;
+    if (calls.size() < MAX_RECORDED_CALLS) {
+      calls.add(AttachedCall.of(request, retry, state));
+    } else {
+      unrecordedCalls++;
+    }
+    version++;
+    Map<String, Object> evidence = new LinkedHashMap<>();
+    evidence.put("retry", retry);
+    evidence.put("state", state.wireName());
+    putIfPresent(evidence, "jsonrpc_id", request.jsonRpcId());
+    putIfPresent(evidence, "session", request.sessionId());
+    putIfPresent(evidence, "run", request.runId());
+    putIfPresent(evidence, "intent_key", request.intentKey());
+    putIfPresent(evidence, "client", request.clientInfo());
+    putIfPresent(evidence, "protocol_version", request.protocolVersion());
+    putIfPresent(evidence, "remote", request.remoteAddress());
+    journal("call", calls.size() + unrecordedCalls, evidence);
+    if (request.waitMillis() > 0) {
+      Workflow.await(Duration.ofMillis(request.waitMillis()), this::isSettled);
+    }
+    return snapshot();
+  }
+
+  @Override
+  public ExecutionRecord awaitChange(long afterVersion, long waitMillis) {
+    if (waitMillis > 0) {
+      Workflow.await(Duration.ofMillis(waitMillis), () -> version > afterVersion);
+    }
+    return snapshot();
+  }
+
+  @Override
+  public void reportDelivery(DeliveryReport report) {
+    for (int i = 0; i < calls.size(); i++) {
+      if (calls.get(i).callId().equals(report.callId())) {
+        calls.set(i, calls.get(i).withDelivery(report.delivered() ? "delivered" : "not_delivered", report.at()));
+      }
+    }
+    if (report.delivered() && isSettled() && state != ExecutionState.NEEDS_REVIEW) {
+      if (delivery != Delivery.DELIVERED) {
+        delivery = Delivery.DELIVERED;
+        deliveredAt = report.at();
+        journal("delivered", 1, Map.of("call", report.callId()));
+      }
+    } else if (!report.delivered() && delivery != Delivery.DELIVERED) {
+      delivery = Delivery.NOT_DELIVERED;
+      journal("not_delivered", countNotDelivered(), Map.of("call", report.callId(), "detail", report.detail()));
+    }
+    version++;
+    upsertSearchAttributes();
+  }
+
+  private int countNotDelivered() {
+    int n = 0;
+    for (AttachedCall c : calls) {
+      if ("not_delivered".equals(c.delivery())) {
+        n++;
+      }
+    }
+    return Math.max(1, n);
+  }
+
+  @Override
+  public void validateResolve(Resolution resolution) {
+    if (state != ExecutionState.NEEDS_REVIEW) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "execution " + executionId + " is " + state.wireName() + ", not needs_review; nothing to resolve",
+          ErrorTypes.INVALID_TRANSITION);
+    }
+  }
+
+  @Override
+  public ExecutionRecord resolve(Resolution decided) {
+    this.resolution = decided;
+    Workflow.await(() -> state != ExecutionState.NEEDS_REVIEW);
+    return snapshot();
+  }
+
+  @Override
+  public void validateDecideApproval(ApprovalDecision decision) {
+    if (!executionId.equals(decision.executionId()) || !input.fingerprint().equals(decision.fingerprint())) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "this approval names " + decision.executionId() + " / " + decision.fingerprint()
+              + ", not execution " + executionId + " / " + input.fingerprint(),
+          ErrorTypes.INVALID_TRANSITION);
+    }
+    if (state != ExecutionState.AWAITING_APPROVAL || approvalDecision != null) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "execution " + executionId + " is " + state.wireName() + ", not awaiting approval",
+          ErrorTypes.INVALID_TRANSITION);
+    }
+  }
+
+  @Override
+  public ExecutionRecord decideApproval(ApprovalDecision decision) {
+    this.approvalDecision = decision;
+    Workflow.await(() -> state != ExecutionState.AWAITING_APPROVAL);
+    return snapshot();
+  }
+
+  @Override
+  public ExecutionRecord cancel(CancelRequest request) {
+    String who = request.by() + (request.reason().isEmpty() ? "" : ": " + request.reason());
+    if (state.isTerminal() || state.mayHaveCrossedDispatch()) {
+      cancellation = "cancellation requested by " + who + " after dispatch; a sent request cannot be unsent, only waiting stopped";
+      version++;
+      journal("cancel_refused", 1, Map.of("by", request.by(), "state", state.wireName()));
+      return snapshot();
+    }
+    cancellation = "cancelled by " + who;
+    cancelRequested = true;
+    Workflow.await(() -> state == ExecutionState.CANCELLED || state.mayHaveCrossedDispatch());
+    return snapshot();
+  }
+
+  @Override
+  public void sessionAuthorization(SessionAuthorization decision) {
+    if (sessionDecision == null) {
+      sessionDecision = decision;
+    }
+  }
+
+  @Override
+  public void recheckAuthorization(String reason) {
+    recheckRequested = true;
+  }
+
+  // ---- record keeping ----
+
+  private boolean isSettled() {
+    return state.isTerminal() || state == ExecutionState.NEEDS_REVIEW;
+  }
+
+  private void transition(ExecutionState next, String text) {
+    state = next;
+    message = text;
+    transitions.add(new ExecutionRecord.Transition(next.wireName(), now(), text));
+    version++;
+    log.info("{} {} {}", executionId, next.wireName(), text);
+    upsertSearchAttributes();
+  }
+
+  private void upsertSearchAttributes() {
+    Workflow.upsertTypedSearchAttributes(
+        SA_EXECUTION_ID.valueSet(executionId),
+        SA_FINGERPRINT.valueSet(input.fingerprint()),
+        SA_TOOL.valueSet(input.tool()),
+        SA_ACTOR.valueSet(input.actor()),
+        SA_STATE.valueSet(stateLabel()));
+  }
+
+  private String stateLabel() {
+    ExecutionRecord snapshot = snapshot();
+    return snapshot.view();
+  }
+
+  private void journal(String transition, int attempt, Map<String, Object> detail) {
+    try {
+      journal.append(new JournalEntry(executionId, input.fingerprint(), transition, attempt, now(), detail));
+    } catch (ActivityFailure failure) {
+      // The dispatched entry is written by the dispatch activity itself and fails closed; other
+      // transitions are also in the workflow history, so a journal outage is recorded, not fatal.
+      log.warn("{} journal append of {} failed: {}", executionId, transition, rootMessage(failure));
+      transitions.add(new ExecutionRecord.Transition("journal_unavailable", now(), transition + ": " + rootMessage(failure)));
+      version++;
+    }
+  }
+
+  private static void putIfPresent(Map<String, Object> map, String key, String value) {
+    if (value != null) {
+      map.put(key, value);
+    }
+  }
+
+  private static String rootMessage(Throwable failure) {
+    Throwable t = failure;
+    while (t.getCause() != null) {
+      t = t.getCause();
+    }
+    return t instanceof ApplicationFailure app ? app.getOriginalMessage() : String.valueOf(t.getMessage());
+  }
+
+  private String now() {
+    return Instant.ofEpochMilli(Workflow.currentTimeMillis()).toString();
+  }
+
+  private ExecutionRecord snapshot() {
+    ToolContract contract = input.contract();
+    Integer targetStatus = result == null ? null : result.status();
+    Integer exitStatus = result == null ? null : result.exitStatus();
+    List<AttachedCall> recorded = new ArrayList<>(calls);
+    return new ExecutionRecord(
+        executionId, Workflow.getInfo().getWorkflowId(), Workflow.getInfo().getRunId(), input.fingerprint(), input.intentKey(), input.tool(),
+        input.actor(), input.intentScope(), input.sessionId(), contract.channel().name().toLowerCase(),
+        input.target(), input.method(), contract.credentialRef(), contract.replayClass().wireName(),
+        input.maskedArguments(), state, outcome, delivery, acceptedAt, authorizedAt, dispatchedAt, completedAt,
+        deliveredAt, targetStatus, exitStatus, resultReference, result, authorizationRecord, review,
+        dispatchAttempts, statusChecks, recorded, transitions, attachableUntil, cancellation,
+        unrecordedCalls == 0 ? message : message + " (" + unrecordedCalls + " further calls not itemized)", version);
+  }
+}
