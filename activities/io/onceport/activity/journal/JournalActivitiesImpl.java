@@ -11,8 +11,10 @@ import java.util.Objects;
 /**
  * Writes workflow transitions to the activity journal. Idempotent per {@link
  * JournalEntry#appendKey()}, durable before return. A failure is an {@code ApplicationFailure} of
- * type {@link ErrorTypes#JOURNAL_UNAVAILABLE}, retryable: the workflow's retry options decide
- * (a full disk may be cleared; the dispatch hook, by contrast, fails closed).
+ * type {@link ErrorTypes#JOURNAL_UNAVAILABLE}: retryable when the journal cannot write (the
+ * workflow's retry options decide; a full disk may be cleared), non-retryable when the entry itself
+ * cannot be journaled (a reserved or non-JSON field). The dispatch hook, by contrast, always fails
+ * closed.
  */
 public final class JournalActivitiesImpl implements JournalActivities {
   private final Journal journal;
@@ -26,8 +28,12 @@ public final class JournalActivitiesImpl implements JournalActivities {
     Objects.requireNonNull(entry, "entry == null");
     try {
       journal.append(payload(entry), entry.appendKey());
-    } catch (JournalException | IllegalArgumentException e) {
+    } catch (JournalException e) {
       throw ApplicationFailure.newFailure(e.getMessage(), ErrorTypes.JOURNAL_UNAVAILABLE);
+    } catch (IllegalArgumentException e) {
+      // a payload the journal cannot hold will not become writable by retrying
+      throw ApplicationFailure.newNonRetryableFailure(
+          "journal entry rejected: " + e.getMessage(), ErrorTypes.JOURNAL_UNAVAILABLE);
     }
   }
 

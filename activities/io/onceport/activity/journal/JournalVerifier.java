@@ -89,6 +89,14 @@ public final class JournalVerifier {
     String journal = journalName(segment);
     String origin = origin(segment);
     SegmentScan scan = SegmentScan.scan(segment, true, null);
+    for (int retry = 0; retry < 3 && scan.tornTail; retry++) {
+      // a live writer may be mid-append: if the file grows, read again rather than report it torn
+      pause();
+      if (Files.size(segment) == scan.fileLength) {
+        break;
+      }
+      scan = SegmentScan.scan(segment, true, null);
+    }
     byte[] root = scan.accumulator.root();
     if (scan.problem != null) {
       return new Result(journal, origin, scan.entries, root, 0, scan.problem);
@@ -165,6 +173,14 @@ public final class JournalVerifier {
           + ": the first " + m + " entries were rewritten (fork)");
     }
     return null;
+  }
+
+  private static void pause() {
+    try {
+      Thread.sleep(50);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   static String journalName(Path segment) {

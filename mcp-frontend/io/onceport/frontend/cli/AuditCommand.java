@@ -316,11 +316,14 @@ public final class AuditCommand implements Runnable {
         out.printf("ratio no-fsync / fsync (%d threads): %.1fx; group commit gain %d threads / 1 thread: %.1fx%n",
             threads, noSync / fsyncN, threads, fsyncN / fsync1);
         Path seg = scratch.resolve("fn/activity/bench.jsonl");
-        long t0 = System.nanoTime();
-        JournalVerifier.Result r = new JournalVerifier(signer.verifier()).verify(seg, null);
-        double secs = (System.nanoTime() - t0) / 1e9;
-        out.printf("verify: %d entries, %.0f entries/s (%s)%n", r.entries(), r.entries() / secs,
-            r.ok() ? "ok" : r.summary());
+        JournalVerifier.Result r = null;
+        for (String pass : List.of("first pass", "second pass")) {
+          long t0 = System.nanoTime();
+          r = new JournalVerifier(signer.verifier()).verify(seg, null);
+          double secs = (System.nanoTime() - t0) / 1e9;
+          out.printf("verify (%s): %d entries in %.2f s = %.0f entries/s (%s)%n", pass, r.entries(), secs,
+              r.entries() / secs, r.ok() ? "ok" : r.summary());
+        }
         out.flush();
         return r.ok() ? 0 : 1;
       } finally {

@@ -21,6 +21,7 @@ import picocli.CommandLine.Command;
       ContractsCommand.class,
       AgentCommand.class,
       AuditCommand.class,
+      InvestigateCommand.class,
       SshCommand.class,
     })
 public final class OnceportCommand implements Runnable {
