@@ -41,6 +41,7 @@ abstract class SshChannelScenarios {
   @TempDir Path tmp;
   KeyPair clientKey;
   KeyPair rsaKey;
+  KeyPair bcKey;
   SshServer server;
   SshFixture fixture;
   final SshChannel channel = new SshChannel(Duration.ofSeconds(5), Duration.ofSeconds(20));
@@ -54,8 +55,9 @@ abstract class SshChannelScenarios {
   void startServer() throws Exception {
     clientKey = TestKeys.ec();
     rsaKey = TestKeys.rsa();
+    bcKey = TestKeys.ecFromBouncyCastle();
     Path serverDir = Files.createDirectories(tmp.resolve("server"));
-    server = start(List.of(clientKey, rsaKey), serverDir);
+    server = start(List.of(clientKey, rsaKey, bcKey), serverDir);
     Path keyFile = tmp.resolve("id_ecdsa");
     Files.writeString(keyFile, TestKeys.openSshPrivateKey(clientKey));
     Files.setPosixFilePermissions(keyFile, PosixFilePermissions.fromString("rw-------"));
@@ -241,15 +243,18 @@ abstract class SshChannelScenarios {
   }
 
   @Test
-  void privateKeyFromTheVaultAuthenticatesInOpenSshAndPkcs8Form() throws Exception {
-    for (String secret : List.of(TestKeys.openSshPrivateKey(clientKey), TestKeys.pkcs8PrivateKey(rsaKey))) {
+  void privateKeyFromTheVaultAuthenticatesInOpenSshPkcs8AndTraditionalPemForms() throws Exception {
+    for (String secret : List.of(TestKeys.openSshPrivateKey(clientKey), TestKeys.openSshPrivateKey(rsaKey),
+        TestKeys.pkcs8PrivateKey(rsaKey), TestKeys.pkcs8PrivateKey(clientKey),
+        TestKeys.traditionalPem(rsaKey), TestKeys.traditionalPem(bcKey))) {
       RecordingContext vault = new RecordingContext(
           Map.of("deploy-ssh", new Credential("deploy-ssh", Credential.Type.SSH_KEY, null, null, secret)));
       SshSpec base = fixture.spec(List.of("/bin/echo", "vault"), false);
       SshSpec spec = new SshSpec(base.host(), base.port(), base.user(), base.hostKey(), "deploy-ssh", null,
           base.command(), null, false, null, null, 5_000);
 
-      assertEquals("vault\n", channel.dispatch(SshFixture.request(spec, "{}", SshFixture.newExecutionId()), vault).body());
+      assertEquals("vault\n", channel.dispatch(SshFixture.request(spec, "{}", SshFixture.newExecutionId()), vault).body(),
+          secret.lines().findFirst().orElse(""));
     }
   }
 
@@ -328,6 +333,19 @@ abstract class SshChannelScenarios {
     assertEquals(Verdict.NOT_EXECUTED, status.verdict());
     assertNull(status.result());
     assertEquals("marker: absent on 127.0.0.1:" + fixture.port + "; the command never started", status.detail());
+  }
+
+  @Test
+  void statusFromAMissingHelperIsUnknown() {
+    SshSpec base = fixture.spec(List.of("/bin/true"), true);
+    SshSpec spec = new SshSpec(base.host(), base.port(), base.user(), base.hostKey(), null, base.keyFile(),
+        base.command(), null, true, tmp.resolve("no-such-helper").toString(), base.stateDir(), 5_000);
+
+    StatusResult status = channel.queryStatus(SshFixture.request(spec, "{}", SshFixture.newExecutionId()), context);
+
+    assertEquals(Verdict.UNKNOWN, status.verdict());
+    assertTrue(status.detail().startsWith("marker helper on 127.0.0.1:" + fixture.port + " answered exit 127: "),
+        status.detail());
   }
 
   @Test
