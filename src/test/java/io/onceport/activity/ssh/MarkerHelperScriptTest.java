@@ -72,6 +72,25 @@ class MarkerHelperScriptTest {
   }
 
   @Test
+  void concurrentRunsOfOneIdStartTheCommandOnce() throws Exception {
+    Path runs = tmp.resolve("runs");
+    List<Process> processes = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      processes.add(new ProcessBuilder("/bin/sh", helper.toString(), "run", "--state-dir", state.toString(), ID, "--",
+          "/bin/sh", "-c", "echo ran >> \"$0\"", runs.toString()).start());
+    }
+    List<Integer> exits = new ArrayList<>();
+    for (Process p : processes) {
+      assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+      exits.add(p.exitValue());
+    }
+
+    assertEquals(1, exits.stream().filter(x -> x == 0).count(), exits.toString());
+    assertEquals(5, exits.stream().filter(x -> x == 75).count(), exits.toString());
+    assertEquals(List.of("ran"), Files.readAllLines(runs));
+  }
+
+  @Test
   void statusOfAnUnknownIdIsAbsent() throws Exception {
     assertEquals(new Run(11, "state=absent\n", ""), helper("status", "--state-dir", state.toString(), ID));
   }

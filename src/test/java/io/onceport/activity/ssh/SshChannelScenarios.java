@@ -206,6 +206,27 @@ abstract class SshChannelScenarios {
   }
 
   @Test
+  void journalFailureBeforeSendStopsTheCommandFromBeingSent() throws Exception {
+    Path ran = tmp.resolve("ran");
+    SshSpec spec = fixture.spec(List.of("/usr/bin/touch", ran.toString()), true);
+    String id = SshFixture.newExecutionId();
+    RecordingContext journalDown = new RecordingContext() {
+      @Override
+      public void beforeSend() {
+        throw ApplicationFailure.newFailure("journal down", ErrorTypes.JOURNAL_UNAVAILABLE);
+      }
+    };
+
+    ApplicationFailure e = assertThrows(ApplicationFailure.class,
+        () -> channel.dispatch(SshFixture.request(spec, "{}", id), journalDown));
+
+    assertEquals(ErrorTypes.JOURNAL_UNAVAILABLE, e.getType());
+    Thread.sleep(300);
+    assertFalse(Files.exists(ran));
+    assertEquals(Verdict.NOT_EXECUTED, channel.queryStatus(SshFixture.request(spec, "{}", id), context).verdict());
+  }
+
+  @Test
   void pinnedHostKeyWithBase64PaddingStillMatches() {
     SshSpec spec = SshFixture.with(fixture.spec(List.of("/bin/echo", "ok"), false), fixture.port, fixture.hostKey + "=");
 
