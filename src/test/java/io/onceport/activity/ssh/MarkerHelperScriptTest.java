@@ -57,6 +57,23 @@ class MarkerHelperScriptTest {
   }
 
   @Test
+  void markerIsPrivateWhileTheCommandKeepsTheCallersUmask() throws Exception {
+    Run run = helper("run", "--state-dir", state.toString(), ID, "--", "/bin/sh", "-c", "umask 0022 >/dev/null; umask");
+    ProcessBuilder pb = new ProcessBuilder("/bin/sh", "-c", "umask 0027; exec /bin/sh \"$0\" run --state-dir \"$1\" "
+        + "act_01ARZ3NDEKTSV4RRFFQ69G5FAW -- /bin/sh -c umask", helper.toString(), state.toString());
+    Process p = pb.start();
+    String mask = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+
+    assertEquals(0, run.exit());
+    assertEquals("0027\n", mask);
+    assertEquals("rwx------", java.nio.file.attribute.PosixFilePermissions.toString(
+        Files.getPosixFilePermissions(state.resolve(ID))));
+    assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
+        Files.getPosixFilePermissions(state.resolve(ID).resolve("stdout"))));
+  }
+
+  @Test
   void secondRunWithTheSameIdRefusesWithoutRunningTheCommand() throws Exception {
     Path runs = tmp.resolve("runs");
     String[] args = {"run", "--state-dir", state.toString(), ID, "--", "/bin/sh", "-c", "echo ran >> \"$0\"", runs.toString()};
