@@ -384,7 +384,7 @@ abstract class SshChannelScenarios {
   void connectionCutAfterStartLeavesOneRunThatTheMarkerResolvesAndARetryRefuses() throws Exception {
     Path started = tmp.resolve("started");
     Path runs = tmp.resolve("runs");
-    SshSpec direct = fixture.spec(startThenRun(started.toString(), runs.toString(), 2), true);
+    SshSpec direct = fixture.spec(startThenRun(started.toString(), runs.toString(), 3), true);
     String id = SshFixture.newExecutionId();
     try (TcpProxy proxy = new TcpProxy(fixture.port)) {
       SshSpec viaProxy = SshFixture.with(direct, proxy.port(), fixture.hostKey);
