@@ -48,6 +48,9 @@ import net.schmizz.sshj.userauth.keyprovider.KeyProvider;
  * do) with stdout and stderr, each capped at the first {@link DispatchResult#BODY_CAP} bytes
  * (decoded as UTF-8); {@code truncated} says either was cut. The rest is drained and dropped, so a
  * chatty command never blocks on a full channel window.
+ *
+ * <p>Stateless: one instance serves every activity thread; each call opens and closes its own
+ * connection.
  */
 public final class SshChannel implements DispatchChannel {
   public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
