@@ -17,6 +17,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -47,6 +48,9 @@ import net.schmizz.sshj.userauth.keyprovider.KeyProvider;
  * do) with stdout and stderr, each capped at the first {@link DispatchResult#BODY_CAP} bytes
  * (decoded as UTF-8); {@code truncated} says either was cut. The rest is drained and dropped, so a
  * chatty command never blocks on a full channel window.
+ *
+ * <p>Stateless: one instance serves every activity thread; each call opens and closes its own
+ * connection.
  */
 public final class SshChannel implements DispatchChannel {
   public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
@@ -58,6 +62,8 @@ public final class SshChannel implements DispatchChannel {
   private static final long HEARTBEAT_NANOS = Duration.ofSeconds(1).toNanos();
   private static final String HELPER_REFUSED = "onceport-run: refused:";
   private static final String HELPER_LOST = "onceport-run: lost:";
+  private static final Map<String, Integer> EXPECTED_STATUS_EXIT =
+      Map.of("finished", 0, "running", 10, "absent", 11, "lost", 12);
 
   private final Duration connectTimeout;
   private final Duration defaultCommandTimeout;
@@ -91,7 +97,8 @@ public final class SshChannel implements DispatchChannel {
     String line = RemoteCommand.commandLine(spec.workingDir(), argv);
     Duration timeout = spec.timeoutMillis() > 0 ? Duration.ofMillis(spec.timeoutMillis()) : defaultCommandTimeout;
 
-    try (SSHClient client = connect(spec, context)) {
+    SSHClient client = connect(spec, context);
+    try {
       Session session = openSession(client, spec);
       context.beforeSend();
       long started = System.nanoTime();
@@ -112,9 +119,8 @@ public final class SshChannel implements DispatchChannel {
             + " without an exit status", null);
       }
       return DispatchResult.ssh(output.exitStatus, output.stdout, output.stderr, output.truncated, elapsed);
-    } catch (IOException e) {
-      // Only SSHClient.close() throws IOException here; the outcome was already decided.
-      throw unknown("SSH connection to " + target(spec) + " failed: " + e.getMessage(), e);
+    } finally {
+      closeQuietly(client);
     }
   }
 
@@ -133,8 +139,9 @@ public final class SshChannel implements DispatchChannel {
           "the contract runs without marker: true, so " + target(spec) + " cannot tell whether the command ran");
     }
     String line = RemoteCommand.commandLine(null, RemoteCommand.helperStatus(spec, request.executionId()));
+    SSHClient client = connect(spec, context);
     Output output;
-    try (SSHClient client = connect(spec, context)) {
+    try {
       Session session = openSession(client, spec);
       Session.Command command;
       try {
@@ -150,9 +157,8 @@ public final class SshChannel implements DispatchChannel {
             "SSH status query to " + target(spec) + " got no answer: " + e.getOriginalMessage(), ErrorTypes.NOT_SENT, e);
       }
       throw e;
-    } catch (IOException e) {
-      throw ApplicationFailure.newFailureWithCause(
-          "SSH status query to " + target(spec) + " failed: " + e.getMessage(), ErrorTypes.NOT_SENT, e);
+    } finally {
+      closeQuietly(client);
     }
     return verdict(output, spec);
   }
@@ -166,6 +172,12 @@ public final class SshChannel implements DispatchChannel {
       }
     }
     String state = fields.getOrDefault("state", "");
+    // A verdict counts only if the helper's exit code agrees with its state line: NOT_EXECUTED
+    // allows a second dispatch, so garbage must never read as "absent".
+    int expected = EXPECTED_STATUS_EXIT.getOrDefault(state, -1);
+    if (expected != output.exitStatus) {
+      state = "";
+    }
     String where = spec.user() + "@" + spec.host() + ":" + fields.getOrDefault("output", "?");
     switch (state) {
       case "finished": {
@@ -261,11 +273,8 @@ public final class SshChannel implements DispatchChannel {
             "credential " + spec.credential() + " is not an ssh-key credential", ErrorTypes.CREDENTIAL_UNAVAILABLE);
       }
       try {
-        KeyProvider keys = client.loadKeys(credential.secret(), null, null);
-        keys.getPrivate();
-        keys.getPublic();
-        return keys;
-      } catch (IOException | RuntimeException e) {
+        return PrivateKeys.load(client, credential.secret());
+      } catch (IOException | GeneralSecurityException | RuntimeException e) {
         throw ApplicationFailure.newNonRetryableFailure(
             "credential " + spec.credential() + " does not hold a readable unencrypted private key", ErrorTypes.CREDENTIAL_UNAVAILABLE);
       }
@@ -276,11 +285,8 @@ public final class SshChannel implements DispatchChannel {
             "key_file " + spec.keyFile() + " is not readable", ErrorTypes.CREDENTIAL_UNAVAILABLE);
       }
       try {
-        KeyProvider keys = client.loadKeys(spec.keyFile());
-        keys.getPrivate();
-        keys.getPublic();
-        return keys;
-      } catch (IOException | RuntimeException e) {
+        return PrivateKeys.load(client, Files.readString(Path.of(spec.keyFile())));
+      } catch (IOException | GeneralSecurityException | RuntimeException e) {
         throw ApplicationFailure.newNonRetryableFailure(
             "key_file " + spec.keyFile() + " does not hold a readable unencrypted private key", ErrorTypes.CREDENTIAL_UNAVAILABLE);
       }

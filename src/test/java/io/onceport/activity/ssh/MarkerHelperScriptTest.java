@@ -57,6 +57,23 @@ class MarkerHelperScriptTest {
   }
 
   @Test
+  void markerIsPrivateWhileTheCommandKeepsTheCallersUmask() throws Exception {
+    Run run = helper("run", "--state-dir", state.toString(), ID, "--", "/bin/sh", "-c", "umask 0022 >/dev/null; umask");
+    ProcessBuilder pb = new ProcessBuilder("/bin/sh", "-c", "umask 0027; exec /bin/sh \"$0\" run --state-dir \"$1\" "
+        + "act_01ARZ3NDEKTSV4RRFFQ69G5FAW -- /bin/sh -c umask", helper.toString(), state.toString());
+    Process p = pb.start();
+    String mask = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+
+    assertEquals(0, run.exit());
+    assertEquals("0027\n", mask);
+    assertEquals("rwx------", java.nio.file.attribute.PosixFilePermissions.toString(
+        Files.getPosixFilePermissions(state.resolve(ID))));
+    assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
+        Files.getPosixFilePermissions(state.resolve(ID).resolve("stdout"))));
+  }
+
+  @Test
   void secondRunWithTheSameIdRefusesWithoutRunningTheCommand() throws Exception {
     Path runs = tmp.resolve("runs");
     String[] args = {"run", "--state-dir", state.toString(), ID, "--", "/bin/sh", "-c", "echo ran >> \"$0\"", runs.toString()};
@@ -68,6 +85,25 @@ class MarkerHelperScriptTest {
     assertEquals("", again.stdout());
     assertEquals("onceport-run: refused: execution " + ID + " already has a marker at " + state.resolve(ID)
         + "; not running it again\n", again.stderr());
+    assertEquals(List.of("ran"), Files.readAllLines(runs));
+  }
+
+  @Test
+  void concurrentRunsOfOneIdStartTheCommandOnce() throws Exception {
+    Path runs = tmp.resolve("runs");
+    List<Process> processes = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      processes.add(new ProcessBuilder("/bin/sh", helper.toString(), "run", "--state-dir", state.toString(), ID, "--",
+          "/bin/sh", "-c", "echo ran >> \"$0\"", runs.toString()).start());
+    }
+    List<Integer> exits = new ArrayList<>();
+    for (Process p : processes) {
+      assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+      exits.add(p.exitValue());
+    }
+
+    assertEquals(1, exits.stream().filter(x -> x == 0).count(), exits.toString());
+    assertEquals(5, exits.stream().filter(x -> x == 75).count(), exits.toString());
     assertEquals(List.of("ran"), Files.readAllLines(runs));
   }
 

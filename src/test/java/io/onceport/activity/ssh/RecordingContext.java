@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** Counts what the channel asked of its activity; resolves credentials from a map. */
-final class RecordingContext implements DispatchContext {
+class RecordingContext implements DispatchContext {
   final AtomicInteger beforeSend = new AtomicInteger();
   final AtomicInteger heartbeats = new AtomicInteger();
   private final Map<String, Credential> credentials;

@@ -41,6 +41,7 @@ abstract class SshChannelScenarios {
   @TempDir Path tmp;
   KeyPair clientKey;
   KeyPair rsaKey;
+  KeyPair bcKey;
   SshServer server;
   SshFixture fixture;
   final SshChannel channel = new SshChannel(Duration.ofSeconds(5), Duration.ofSeconds(20));
@@ -54,8 +55,9 @@ abstract class SshChannelScenarios {
   void startServer() throws Exception {
     clientKey = TestKeys.ec();
     rsaKey = TestKeys.rsa();
+    bcKey = TestKeys.ecFromBouncyCastle();
     Path serverDir = Files.createDirectories(tmp.resolve("server"));
-    server = start(List.of(clientKey, rsaKey), serverDir);
+    server = start(List.of(clientKey, rsaKey, bcKey), serverDir);
     Path keyFile = tmp.resolve("id_ecdsa");
     Files.writeString(keyFile, TestKeys.openSshPrivateKey(clientKey));
     Files.setPosixFilePermissions(keyFile, PosixFilePermissions.fromString("rw-------"));
@@ -204,6 +206,27 @@ abstract class SshChannelScenarios {
   }
 
   @Test
+  void journalFailureBeforeSendStopsTheCommandFromBeingSent() throws Exception {
+    Path ran = tmp.resolve("ran");
+    SshSpec spec = fixture.spec(List.of("/usr/bin/touch", ran.toString()), true);
+    String id = SshFixture.newExecutionId();
+    RecordingContext journalDown = new RecordingContext() {
+      @Override
+      public void beforeSend() {
+        throw ApplicationFailure.newFailure("journal down", ErrorTypes.JOURNAL_UNAVAILABLE);
+      }
+    };
+
+    ApplicationFailure e = assertThrows(ApplicationFailure.class,
+        () -> channel.dispatch(SshFixture.request(spec, "{}", id), journalDown));
+
+    assertEquals(ErrorTypes.JOURNAL_UNAVAILABLE, e.getType());
+    Thread.sleep(300);
+    assertFalse(Files.exists(ran));
+    assertEquals(Verdict.NOT_EXECUTED, channel.queryStatus(SshFixture.request(spec, "{}", id), context).verdict());
+  }
+
+  @Test
   void pinnedHostKeyWithBase64PaddingStillMatches() {
     SshSpec spec = SshFixture.with(fixture.spec(List.of("/bin/echo", "ok"), false), fixture.port, fixture.hostKey + "=");
 
@@ -241,15 +264,18 @@ abstract class SshChannelScenarios {
   }
 
   @Test
-  void privateKeyFromTheVaultAuthenticatesInOpenSshAndPkcs8Form() throws Exception {
-    for (String secret : List.of(TestKeys.openSshPrivateKey(clientKey), TestKeys.pkcs8PrivateKey(rsaKey))) {
+  void privateKeyFromTheVaultAuthenticatesInOpenSshPkcs8AndTraditionalPemForms() throws Exception {
+    for (String secret : List.of(TestKeys.openSshPrivateKey(clientKey), TestKeys.openSshPrivateKey(rsaKey),
+        TestKeys.pkcs8PrivateKey(rsaKey), TestKeys.pkcs8PrivateKey(clientKey),
+        TestKeys.traditionalPem(rsaKey), TestKeys.traditionalPem(bcKey))) {
       RecordingContext vault = new RecordingContext(
           Map.of("deploy-ssh", new Credential("deploy-ssh", Credential.Type.SSH_KEY, null, null, secret)));
       SshSpec base = fixture.spec(List.of("/bin/echo", "vault"), false);
       SshSpec spec = new SshSpec(base.host(), base.port(), base.user(), base.hostKey(), "deploy-ssh", null,
           base.command(), null, false, null, null, 5_000);
 
-      assertEquals("vault\n", channel.dispatch(SshFixture.request(spec, "{}", SshFixture.newExecutionId()), vault).body());
+      assertEquals("vault\n", channel.dispatch(SshFixture.request(spec, "{}", SshFixture.newExecutionId()), vault).body(),
+          secret.lines().findFirst().orElse(""));
     }
   }
 
@@ -331,6 +357,19 @@ abstract class SshChannelScenarios {
   }
 
   @Test
+  void statusFromAMissingHelperIsUnknown() {
+    SshSpec base = fixture.spec(List.of("/bin/true"), true);
+    SshSpec spec = new SshSpec(base.host(), base.port(), base.user(), base.hostKey(), null, base.keyFile(),
+        base.command(), null, true, tmp.resolve("no-such-helper").toString(), base.stateDir(), 5_000);
+
+    StatusResult status = channel.queryStatus(SshFixture.request(spec, "{}", SshFixture.newExecutionId()), context);
+
+    assertEquals(Verdict.UNKNOWN, status.verdict());
+    assertTrue(status.detail().startsWith("marker helper on 127.0.0.1:" + fixture.port + " answered exit 127: "),
+        status.detail());
+  }
+
+  @Test
   void statusWithoutMarkerIsUnknown() {
     SshSpec spec = fixture.spec(List.of("/bin/true"), false);
 
@@ -345,7 +384,7 @@ abstract class SshChannelScenarios {
   void connectionCutAfterStartLeavesOneRunThatTheMarkerResolvesAndARetryRefuses() throws Exception {
     Path started = tmp.resolve("started");
     Path runs = tmp.resolve("runs");
-    SshSpec direct = fixture.spec(startThenRun(started.toString(), runs.toString(), 2), true);
+    SshSpec direct = fixture.spec(startThenRun(started.toString(), runs.toString(), 3), true);
     String id = SshFixture.newExecutionId();
     try (TcpProxy proxy = new TcpProxy(fixture.port)) {
       SshSpec viaProxy = SshFixture.with(direct, proxy.port(), fixture.hostKey);

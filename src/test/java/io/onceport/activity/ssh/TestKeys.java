@@ -20,6 +20,13 @@ final class TestKeys {
     return g.generateKeyPair();
   }
 
+  /** An EC key from Bouncy Castle, whose traditional PEM carries the curve and public key as ssh-keygen's does. */
+  static KeyPair ecFromBouncyCastle() throws Exception {
+    KeyPairGenerator g = KeyPairGenerator.getInstance("EC", new org.bouncycastle.jce.provider.BouncyCastleProvider());
+    g.initialize(new ECGenParameterSpec("secp256r1"));
+    return g.generateKeyPair();
+  }
+
   static KeyPair rsa() throws Exception {
     KeyPairGenerator g = KeyPairGenerator.getInstance("RSA");
     g.initialize(2048);
@@ -37,6 +44,15 @@ final class TestKeys {
   static String pkcs8PrivateKey(KeyPair pair) {
     String b64 = Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(pair.getPrivate().getEncoded());
     return "-----BEGIN PRIVATE KEY-----\n" + b64 + "\n-----END PRIVATE KEY-----\n";
+  }
+
+  /** {@code -----BEGIN RSA PRIVATE KEY-----} / {@code -----BEGIN EC PRIVATE KEY-----}, as {@code ssh-keygen -m PEM} writes. */
+  static String traditionalPem(KeyPair pair) throws Exception {
+    java.io.StringWriter out = new java.io.StringWriter();
+    try (org.bouncycastle.openssl.jcajce.JcaPEMWriter pem = new org.bouncycastle.openssl.jcajce.JcaPEMWriter(out)) {
+      pem.writeObject(pair);
+    }
+    return out.toString();
   }
 
   /** One authorized_keys line. */
