@@ -36,6 +36,11 @@ public final class GatewayHarness implements AutoCloseable {
   public final String otherToken;
 
   public GatewayHarness(boolean startWorker) throws IOException {
+    this(startWorker, Duration.ofSeconds(20));
+  }
+
+  /** @param callWait how long tools/call waits for a settled outcome */
+  public GatewayHarness(boolean startWorker, Duration callWait) throws IOException {
     dir = Files.createTempDirectory("onceport-e2e");
     data = dir.resolve("data");
     target = DemoTarget.start("127.0.0.1", 0);
@@ -60,7 +65,7 @@ public final class GatewayHarness implements AutoCloseable {
     connection.registerSearchAttributes();
     worker = startWorker ? WorkerRuntime.start(connection, TASK_QUEUE, data, null, SessionAuthority.auto(), Duration.ofMinutes(1)) : null;
     frontend = FrontendRuntime.start(connection, TASK_QUEUE, data, tools,
-        McpConfig.newBuilder().listenHost("127.0.0.1").listenPort(0).callWait(Duration.ofSeconds(20)));
+        McpConfig.newBuilder().listenHost("127.0.0.1").listenPort(0).callWait(callWait));
     directory = new ExecutionDirectory(connection);
   }
 
