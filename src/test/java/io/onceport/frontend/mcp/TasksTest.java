@@ -122,4 +122,23 @@ class TasksTest {
     assertTrue(body.contains("was cancelled before dispatch, nothing was sent"), body);
     assertTrue(h.gateway.dispatches.isEmpty());
   }
+
+  @Test
+  void cancelledNotificationDuringAJsonCallCancelsOnceTheExecutionIsKnown() throws Exception {
+    String s = h.initialize("2025-11-25");
+    CompletableFuture<HttpResponse<String>> call = CompletableFuture.supplyAsync(() -> {
+      try {
+        return h.post("{\"jsonrpc\":\"2.0\",\"id\":\"j-1\",\"method\":\"tools/call\",\"params\":{\"name\":\"gated\",\"arguments\":{}}}",
+            "Mcp-Session-Id", s, "Accept", "application/json");
+      } catch (Exception e) {
+        throw new RuntimeException(e);
+      }
+    });
+    Thread.sleep(300);
+    assertEquals(202, h.post("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":\"j-1\"}}",
+        "Mcp-Session-Id", s, "Accept", "application/json").statusCode());
+    JsonNode res = McpHarness.json(call.get().body()).get("result");
+    assertEquals("cancelled", res.at("/structuredContent/state").asText());
+    assertTrue(h.gateway.dispatches.isEmpty());
+  }
 }
