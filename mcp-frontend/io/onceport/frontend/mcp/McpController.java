@@ -101,6 +101,12 @@ final class McpController {
   }
 
   private void postBatch(Context ctx, String actor, ArrayNode batch) {
+    String sid = ctx.header("Mcp-Session-Id");
+    if (sid == null || Protocol.looksModern(ctx.header("MCP-Protocol-Version"))) {
+      String v = sid == null ? "without a session" : ctx.header("MCP-Protocol-Version");
+      throw McpException.http(400, McpException.INVALID_REQUEST, "Invalid Request: batches are not supported in "
+          + (sid == null ? "requests " + v : "protocol version " + v) + "; send one JSON-RPC message per POST", null);
+    }
     Session session = requireSession(ctx, actor, null);
     String version = legacyVersion(ctx, session, null);
     if (!Protocol.allowsBatch(version)) {
