@@ -50,7 +50,7 @@ final class FakeGateway implements ExecutionGateway {
   volatile long slowMillis = 600;
   private final Map<String, ExecutionRecord> byId = new LinkedHashMap<>();
   private final Map<String, String> byIntent = new LinkedHashMap<>();
-  private final ScheduledExecutorService steps = Executors.newScheduledThreadPool(2);
+  private final ScheduledExecutorService steps = Executors.newSingleThreadScheduledExecutor(); // one thread: steps run in order
   private final Random random = new Random(7);
 
   @Override
