@@ -33,8 +33,14 @@ final class McpController {
   private final SessionTokens sessions;
   private final ResponseWriter writer;
   private final SseStreams sse;
-  /** Requests in flight on this process, for notifications/cancelled: "session|id" → execution id. */
-  private final Map<String, String> inFlight = new ConcurrentHashMap<>();
+  /** Requests in flight on this process, for notifications/cancelled: "session|id" → call. */
+  private final Map<String, InFlight> inFlight = new ConcurrentHashMap<>();
+
+  /** A tools/call waiting on this process; a cancellation arriving before its id is known waits here. */
+  private static final class InFlight {
+    String executionId;
+    String cancelReason;
+  }
 
   McpController(McpConfig config, ExecutionGateway gateway, Transport transport) {
     this.config = config;
@@ -95,6 +101,12 @@ final class McpController {
   }
 
   private void postBatch(Context ctx, String actor, ArrayNode batch) {
+    String sid = ctx.header("Mcp-Session-Id");
+    if (sid == null || Protocol.looksModern(ctx.header("MCP-Protocol-Version"))) {
+      String v = sid == null ? "without a session" : ctx.header("MCP-Protocol-Version");
+      throw McpException.http(400, McpException.INVALID_REQUEST, "Invalid Request: batches are not supported in "
+          + (sid == null ? "requests " + v : "protocol version " + v) + "; send one JSON-RPC message per POST", null);
+    }
     Session session = requireSession(ctx, actor, null);
     String version = legacyVersion(ctx, session, null);
     if (!Protocol.allowsBatch(version)) {
@@ -282,17 +294,30 @@ final class McpController {
   private void notification(String actor, Session session, String method, JsonNode params) {
     if ("notifications/cancelled".equals(method) && params != null) {
       String key = inFlightKey(session == null ? actor : session.nonce(), params.path("requestId"));
-      String executionId = inFlight.get(key);
-      if (executionId != null) {
-        try {
-          gateway.cancel(executionId, new CancelRequest(actor, "notifications/cancelled: "
-              + params.path("reason").asText("no reason given"), null));
-        } catch (RuntimeException ignored) {
-          // nothing to answer to a notification; the record keeps its state
+      InFlight f = inFlight.get(key);
+      if (f != null) {
+        String reason = "notifications/cancelled: " + params.path("reason").asText("no reason given");
+        String executionId;
+        synchronized (f) {
+          executionId = f.executionId;
+          if (executionId == null) {
+            f.cancelReason = reason; // applied when the gateway names the execution
+          }
+        }
+        if (executionId != null) {
+          cancelQuietly(executionId, actor, reason);
         }
       }
     }
     // notifications/initialized, progress, roots changes: nothing to do
+  }
+
+  private ExecutionRecord cancelQuietly(String executionId, String actor, String reason) {
+    try {
+      return gateway.cancel(executionId, new CancelRequest(actor, reason, null));
+    } catch (RuntimeException e) {
+      return null; // nothing to answer to a notification; the record keeps its state
+    }
   }
 
   private static String inFlightKey(String scope, JsonNode requestId) {
@@ -462,13 +487,26 @@ final class McpController {
     boolean taskRequested = !ex.modern() && p.path("task").isObject() && Protocol.hasTasks(ex.protocolVersion());
     boolean modernTasks = ex.modern() && meta.path(Protocol.META_CLIENT_CAPABILITIES).path("extensions")
         .has(Protocol.TASKS_EXTENSION);
-    boolean stream = !taskRequested && !ex.inBatch() && accepts.sse()
+    boolean stream = !taskRequested && !modernTasks && !ex.inBatch() && accepts.sse()
         && (accepts.prefersSse() && config.sseToolCalls() || !accepts.json());
     long wait = taskRequested || stream ? 0 : config.callWait().toMillis();
     ToolCall call = new ToolCall(ex.actor(), name, args == null || args.isNull() ? Json.object() : args, runId,
         intentKey, ex.gatewaySession(runId), ex.id() == null ? null : ex.id().asText(), ex.protocolVersion(),
         ex.clientInfo(), ex.ctx().req().getRemoteAddr(), wait);
     String key = inFlightKey(ex.session() == null ? ex.actor() : ex.session().nonce(), ex.id());
+    InFlight f = new InFlight();
+    if (ex.id() != null && !taskRequested) {
+      inFlight.put(key, f);
+    }
+    try {
+      return callAndAnswer(ex, call, f, name, taskRequested, stream, modernTasks, p);
+    } finally {
+      inFlight.remove(key, f);
+    }
+  }
+
+  private Reply callAndAnswer(Exchange ex, ToolCall call, InFlight f, String name, boolean taskRequested,
+      boolean stream, boolean modernTasks, JsonNode p) {
     CallResult cr;
     try {
       cr = gateway.call(call);
@@ -478,6 +516,17 @@ final class McpController {
       }
       throw e;
     }
+    String pendingCancel;
+    synchronized (f) {
+      f.executionId = cr.record().executionId();
+      pendingCancel = f.cancelReason;
+    }
+    if (pendingCancel != null) {
+      ExecutionRecord after = cancelQuietly(f.executionId, ex.actor(), pendingCancel);
+      if (after != null) {
+        cr = new CallResult(after, cr.callId(), cr.attached());
+      }
+    }
     ToolContract contract = contract(name);
     if (taskRequested) {
       ObjectNode r = Json.object();
@@ -485,12 +534,7 @@ final class McpController {
       return Reply.of(Json.response(ex.id(), r));
     }
     if (stream) {
-      inFlight.put(key, cr.record().executionId());
-      try {
-        sse.toolCall(ex, cr, contract, p.path("_meta").get("progressToken"));
-      } finally {
-        inFlight.remove(key);
-      }
+      sse.toolCall(ex, cr, contract, p.path("_meta").get("progressToken"));
       return Reply.STREAMED;
     }
     ExecutionRecord rec = cr.record();

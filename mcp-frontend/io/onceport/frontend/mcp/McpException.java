@@ -4,22 +4,20 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 /**
  * A request the MCP layer refuses. One exception type for every refusal, mapped in one place
- * ({@link McpServer}) to an HTTP status and, when there is a body, a JSON-RPC error object.
+ * ({@link McpServer}) to an HTTP status and a JSON-RPC error body (id null when unknown).
  */
 final class McpException extends RuntimeException {
   final int httpStatus;
   final int code;
   final JsonNode id;
   final JsonNode data;
-  final boolean bodyless;
 
-  McpException(int httpStatus, int code, String message, JsonNode id, JsonNode data, boolean bodyless) {
+  McpException(int httpStatus, int code, String message, JsonNode id, JsonNode data) {
     super(message);
     this.httpStatus = httpStatus;
     this.code = code;
     this.id = id;
     this.data = data;
-    this.bodyless = bodyless;
   }
 
   static final int PARSE_ERROR = -32700;
@@ -37,23 +35,18 @@ final class McpException extends RuntimeException {
 
   /** A JSON-RPC error answered with HTTP 200 (the request reached a method). */
   static McpException rpc(int code, String message, JsonNode id) {
-    return new McpException(200, code, message, id, null, false);
+    return new McpException(200, code, message, id, null);
   }
 
   static McpException http(int status, int code, String message, JsonNode id) {
-    return new McpException(status, code, message, id, null, false);
+    return new McpException(status, code, message, id, null);
   }
 
   static McpException http(int status, int code, String message, JsonNode id, JsonNode data) {
-    return new McpException(status, code, message, id, data, false);
-  }
-
-  /** An HTTP refusal without a JSON-RPC body (401, 403, 405, 406). */
-  static McpException bare(int status, String message) {
-    return new McpException(status, 0, message, null, null, true);
+    return new McpException(status, code, message, id, data);
   }
 
   McpException withId(JsonNode newId) {
-    return new McpException(httpStatus, code, getMessage(), newId, data, bodyless);
+    return new McpException(httpStatus, code, getMessage(), newId, data);
   }
 }

@@ -8,6 +8,7 @@ import java.net.InetAddress;
 import java.util.Objects;
 import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.ServerConnector;
+import org.slf4j.LoggerFactory;
 
 /**
  * The MCP endpoint {@code /mcp} (Streamable HTTP: POST, GET, DELETE) on Javalin. Holds no
@@ -76,6 +77,10 @@ public final class McpServer {
       }
     }
     started = true;
+    if (config.allowAnonymous()) {
+      LoggerFactory.getLogger(McpServer.class).warn(
+          "anonymous access is on: requests without a bearer token act as 'anonymous' (loopback only)");
+    }
     return this;
   }
 

@@ -94,6 +94,8 @@ final class SseStreams {
       }
     } catch (IOException e) {
       gone = true;
+    } catch (RuntimeException e) {
+      return; // the execution layer failed mid-stream: end the stream, the client resumes or retries
     }
     if (gone && !rec.isSettled()) {
       return;

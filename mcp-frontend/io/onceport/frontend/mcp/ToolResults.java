@@ -8,7 +8,6 @@ import io.onceport.workflow.contract.ToolContract;
 import io.onceport.workflow.execution.ExecutionRecord;
 import io.onceport.workflow.execution.ExecutionState;
 import io.onceport.workflow.execution.Outcome;
-import java.util.List;
 
 /**
  * How execution records and contracts look on the wire: tool descriptors, {@code tools/call}
@@ -192,10 +191,6 @@ final class ToolResults {
     };
   }
 
-  static boolean taskTerminal(ExecutionRecord r) {
-    return r.state().isTerminal();
-  }
-
   private static JsonNode parseOrNull(String body) {
     try {
       JsonNode n = Json.MAPPER.readTree(body);
@@ -203,9 +198,5 @@ final class ToolResults {
     } catch (Exception e) {
       return null;
     }
-  }
-
-  static List<String> terminalStates() {
-    return List.of("completed", "failed", "cancelled");
   }
 }

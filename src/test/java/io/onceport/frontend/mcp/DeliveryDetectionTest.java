@@ -41,7 +41,7 @@ class DeliveryDetectionTest {
   void clientThatClosesItsSocketBeforeTheAnswerIsReportedNotDelivered() throws Exception {
     String session = h.initialize("2025-11-25");
     Socket s = RawHttp.send(h.server.port(), "POST", SLOW, headers(session, "application/json"));
-    Thread.sleep(100);
+    h.gateway.awaitCalls(1);
     s.close(); // FIN while the gateway is still working
     FakeGateway.Report r = awaitReport();
     assertFalse(r.report().delivered());
@@ -53,7 +53,7 @@ class DeliveryDetectionTest {
   void clientThatResetsTheConnectionIsReportedNotDelivered() throws Exception {
     String session = h.initialize("2025-11-25");
     Socket s = RawHttp.send(h.server.port(), "POST", SLOW, headers(session, "application/json"));
-    Thread.sleep(100);
+    h.gateway.awaitCalls(1);
     s.setSoLinger(true, 0);
     s.close(); // RST
     assertFalse(awaitReport().report().delivered());

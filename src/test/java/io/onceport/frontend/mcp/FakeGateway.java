@@ -50,7 +50,7 @@ final class FakeGateway implements ExecutionGateway {
   volatile long slowMillis = 600;
   private final Map<String, ExecutionRecord> byId = new LinkedHashMap<>();
   private final Map<String, String> byIntent = new LinkedHashMap<>();
-  private final ScheduledExecutorService steps = Executors.newScheduledThreadPool(2);
+  private final ScheduledExecutorService steps = Executors.newSingleThreadScheduledExecutor(); // one thread: steps run in order
   private final Random random = new Random(7);
 
   @Override
@@ -226,6 +226,22 @@ final class FakeGateway implements ExecutionGateway {
       }
     }
     return out.subList(0, Math.min(limit, out.size()));
+  }
+
+  /** Waits (bounded) until {@code n} calls arrived. */
+  void awaitCalls(int n) throws InterruptedException {
+    long deadline = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();
+    while (calls.size() < n && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+  }
+
+  /** Waits (bounded) until the execution reaches {@code state}; tests then act on a known state. */
+  void awaitState(String executionId, ExecutionState state) throws InterruptedException {
+    long deadline = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();
+    while (find(executionId).map(ExecutionRecord::state).orElse(null) != state && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
   }
 
   /** Reports for the execution once at least {@code n} arrived (they follow the write, so may lag it). */

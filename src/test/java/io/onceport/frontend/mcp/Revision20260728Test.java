@@ -134,7 +134,7 @@ class Revision20260728Test {
     String first = body(10, "tools/call", "\"name\":\"slow\",\"arguments\":{\"n\":3}", false);
     Socket s = RawHttp.send(h.server.port(), "POST", first, "Authorization", "Bearer " + McpHarness.TOKEN,
         "Accept", "application/json", "MCP-Protocol-Version", V, "Mcp-Method", "tools/call", "Mcp-Name", "slow");
-    Thread.sleep(150);
+    h.gateway.awaitCalls(1);
     s.close(); // the response stream breaks: the client must re-issue with a new id
     String again = body(11, "tools/call", "\"name\":\"slow\",\"arguments\":{\"n\":3}", false);
     HttpResponse<String> r = send(h.second, again, "tools/call", "slow");

@@ -141,4 +141,26 @@ class SseResumptionTest {
         .header("Accept", "text/event-stream").header("Last-Event-ID", id).GET().build(), HttpResponse.BodyHandlers.ofString());
     assertEquals(404, stolen.statusCode());
   }
+
+  @Test
+  void streamThatOutlivesTheWaitClosesAfterPrimingAndThePollResumesIt() throws Exception {
+    h.gateway.slowMillis = 4500; // settles after the 3s call wait
+    String session = h.initialize("2025-11-25");
+    HttpResponse<String> first = h.post(SLOW, "Mcp-Session-Id", session);
+    List<Event> ev = events(first.body());
+    for (Event e : ev) {
+      assertFalse(e.data() != null && e.data().contains("\"result\""), "no result on the first stream: " + e);
+    }
+    String lastId = ev.get(ev.size() - 1).id();
+    HttpResponse<String> poll = h.http.send(h.request(h.second).header("Mcp-Session-Id", session)
+        .header("Last-Event-ID", lastId).header("Accept", "text/event-stream").GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+    List<Event> rest = events(poll.body());
+    JsonNode result = McpHarness.json(rest.get(rest.size() - 1).data());
+    assertEquals("completed", result.at("/result/structuredContent/state").asText());
+    Set<String> ids = new HashSet<>();
+    ev.forEach(e -> ids.add(e.id()));
+    rest.forEach(e -> assertTrue(ids.add(e.id()), "event ids stay unique across the resumption: " + e.id()));
+    assertEquals(1, h.gateway.dispatches.size());
+  }
 }

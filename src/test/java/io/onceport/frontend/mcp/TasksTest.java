@@ -78,7 +78,7 @@ class TasksTest {
   void awaitingApprovalIsInputRequiredAndCancelsBeforeDispatch() throws Exception {
     String s = h.initialize("2025-11-25");
     String taskId = rpc(h.server, s, taskCall("gated")).at("/result/task/taskId").asText();
-    Thread.sleep(200);
+    h.gateway.awaitState(taskId, io.onceport.workflow.execution.ExecutionState.AWAITING_APPROVAL);
     assertEquals("input_required", rpc(h.server, s, req("tasks/get", taskId)).at("/result/status").asText());
     JsonNode cancelled = rpc(h.server, s, req("tasks/cancel", taskId)).get("result");
     assertEquals("cancelled", cancelled.get("status").asText());
@@ -89,7 +89,7 @@ class TasksTest {
   void dispatchedTaskCannotBeCancelled() throws Exception {
     String s = h.initialize("2025-11-25");
     String taskId = rpc(h.server, s, taskCall("hang")).at("/result/task/taskId").asText();
-    Thread.sleep(200);
+    h.gateway.awaitState(taskId, io.onceport.workflow.execution.ExecutionState.DISPATCHED);
     JsonNode err = rpc(h.server, s, req("tasks/cancel", taskId)).get("error");
     assertEquals(-32602, err.get("code").asInt());
     assertEquals("Cannot cancel task " + taskId + ": it was already dispatched and a sent request cannot be unsent;"
@@ -114,12 +114,31 @@ class TasksTest {
         throw new RuntimeException(e);
       }
     });
-    Thread.sleep(300);
+    h.gateway.awaitCalls(1);
     HttpResponse<String> n = h.post("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":77,\"reason\":\"user\"}}",
         "Mcp-Session-Id", s, "Accept", "application/json");
     assertEquals(202, n.statusCode());
     String body = call.get().body();
     assertTrue(body.contains("was cancelled before dispatch, nothing was sent"), body);
+    assertTrue(h.gateway.dispatches.isEmpty());
+  }
+
+  @Test
+  void cancelledNotificationDuringAJsonCallCancelsOnceTheExecutionIsKnown() throws Exception {
+    String s = h.initialize("2025-11-25");
+    CompletableFuture<HttpResponse<String>> call = CompletableFuture.supplyAsync(() -> {
+      try {
+        return h.post("{\"jsonrpc\":\"2.0\",\"id\":\"j-1\",\"method\":\"tools/call\",\"params\":{\"name\":\"gated\",\"arguments\":{}}}",
+            "Mcp-Session-Id", s, "Accept", "application/json");
+      } catch (Exception e) {
+        throw new RuntimeException(e);
+      }
+    });
+    h.gateway.awaitCalls(1);
+    assertEquals(202, h.post("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":\"j-1\"}}",
+        "Mcp-Session-Id", s, "Accept", "application/json").statusCode());
+    JsonNode res = McpHarness.json(call.get().body()).get("result");
+    assertEquals("cancelled", res.at("/structuredContent/state").asText());
     assertTrue(h.gateway.dispatches.isEmpty());
   }
 }
