@@ -33,12 +33,27 @@ public final class InvestigateCommand implements Callable<Integer> {
   @Option(names = "--json", description = "print the report as JSON")
   boolean json;
 
+  @Option(names = "--temporal", paramLabel = "HOST:PORT",
+      description = "Also read the execution records from Temporal (e.g. 127.0.0.1:7233): they cover executions "
+          + "whose journal lives on another worker's host. Without it, the journal alone (offline).")
+  String temporal;
+
+  @Option(names = "--namespace", defaultValue = "default", description = "Temporal namespace (default: ${DEFAULT-VALUE}).")
+  String namespace;
+
   @Override
   public Integer call() throws IOException {
-    JournalReader.Contents contents = JournalReader.read(data, Journals.ACTIVITY);
-    Investigation.Report report = Investigation.investigate(query, contents.records(), contents.problems());
+    JournalReader.Contents contents = java.nio.file.Files.isDirectory(data.resolve("journal"))
+        ? JournalReader.read(data, Journals.ACTIVITY)
+        : new JournalReader.Contents(java.util.List.of(), java.util.List.of());
+    java.util.List<JournalReader.Record> records = contents.records();
+    if (temporal != null) {
+      records = Investigation.merge(records, fromTemporal(records));
+    }
+    Investigation.Report report = Investigation.investigate(query, records, contents.problems());
     if (report.sequence().isEmpty()) {
-      throw new CliException("no journal entries for " + query + " in " + data.resolve("journal/activity"));
+      throw new CliException("no journal entries for " + query + " in " + data.resolve("journal/activity")
+          + (temporal == null ? " (add --temporal HOST:PORT to search Temporal too)" : " nor in Temporal at " + temporal));
     }
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
@@ -48,6 +63,30 @@ public final class InvestigateCommand implements Callable<Integer> {
     }
     out.flush();
     return 0;
+  }
+
+  /** Records from Temporal for the executions the query names (an act_ id, or the journal's matches). */
+  private java.util.List<JournalReader.Record> fromTemporal(java.util.List<JournalReader.Record> journal) {
+    java.util.Set<String> ids = new java.util.LinkedHashSet<>();
+    if (query.startsWith("act_")) {
+      ids.add(query);
+    }
+    journal.stream().filter(r -> query.equals(r.fingerprint())).forEach(r -> ids.add(r.executionId()));
+    java.util.List<JournalReader.Record> out = new java.util.ArrayList<>();
+    TemporalOptions options = new TemporalOptions();
+    options.temporal = temporal;
+    options.namespace = namespace;
+    try (io.onceport.frontend.temporal.TemporalConnection connection = options.connect()) {
+      var directory = new io.onceport.frontend.temporal.ExecutionDirectory(connection);
+      if (query.startsWith("hmac-sha256:") && directory.hasVisibility()) {
+        directory.list("OnceportFingerprint = '" + query.replace("'", "") + "'", null, 100)
+            .forEach(l -> ids.add(l.executionId()));
+      }
+      for (String id : ids) {
+        directory.locate(id).ifPresent(l -> out.addAll(Investigation.fromExecutionRecord(directory.record(l))));
+      }
+    }
+    return out;
   }
 
   static Map<String, Object> toJson(Investigation.Report r) {

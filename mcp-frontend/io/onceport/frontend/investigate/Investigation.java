@@ -210,4 +210,78 @@ public final class Investigation {
     }
     return v.toString();
   }
+
+  /**
+   * The execution record from Temporal as journal-shaped entries (journal "temporal"), so an
+   * investigation can combine both sources: the journal of the worker that dispatched may be on
+   * another host, while Temporal holds every execution's record.
+   */
+  public static List<Record> fromExecutionRecord(io.onceport.workflow.execution.ExecutionRecord x) {
+    List<Record> out = new ArrayList<>();
+    java.util.function.BiConsumer<String, Map<String, Object>> add = new java.util.function.BiConsumer<>() {
+      int seq;
+
+      @Override
+      public void accept(String transitionAndAttempt, Map<String, Object> detail) {
+        String[] parts = transitionAndAttempt.split("#");
+        String at = detail.containsKey("_at") ? String.valueOf(detail.get("_at")) : x.acceptedAt();
+        Map<String, Object> d = new java.util.LinkedHashMap<>(detail);
+        d.remove("_at");
+        d.values().removeIf(Objects::isNull);
+        out.add(new Record("temporal", ++seq, at, x.executionId(), x.fingerprint(), parts[0], Integer.parseInt(parts[1]), at, d));
+      }
+    };
+    add.accept("accepted#1", mapOf("_at", x.acceptedAt(), "actor", x.actor(), "tool", x.tool(), "target", x.target()));
+    int i = 0;
+    for (io.onceport.workflow.execution.AttachedCall c : x.calls()) {
+      i++;
+      add.accept("call#" + i, mapOf("_at", c.receivedAt(), "retry", c.retry(), "jsonrpc_id", c.jsonRpcId(), "session", c.sessionId(),
+          "run", c.runId(), "intent_key", c.intentKey(), "client", c.clientInfo(), "state", c.stateAtAttach()));
+      if (c.delivery() != null) {
+        add.accept(c.delivery() + "#" + i, mapOf("_at", c.deliveryAt(), "call", c.callId()));
+      }
+    }
+    if (x.authorization() != null) {
+      String decision = x.authorization().decision();
+      add.accept(("rejected".equals(decision) ? "rejected" : "authorized".equals(decision) ? "authorized" : decision) + "#1",
+          mapOf("_at", x.authorization().at(), "rule", x.authorization().rule(), "by", x.authorization().by(),
+              "reason", x.authorization().reason()));
+    }
+    for (int k = 1; k <= x.dispatchAttempts(); k++) {
+      add.accept("dispatched#" + k, mapOf("_at", x.dispatchedAt()));
+    }
+    if (!x.statusChecks().isEmpty() || x.outcome() == io.onceport.workflow.execution.Outcome.UNKNOWN) {
+      add.accept("outcome_unknown#1", mapOf("_at", x.dispatchedAt(), "reason", x.message()));
+    }
+    if (x.completedAt() != null) {
+      add.accept("outcome#" + Math.max(1, x.dispatchAttempts()), mapOf("_at", x.completedAt(), "outcome", x.outcome().wireName(),
+          "target_status", x.targetStatus(), "exit_status", x.exitStatus(), "result_reference", x.resultReference()));
+    }
+    if (x.review() != null) {
+      add.accept("review_resolved#1", mapOf("_at", x.review().at(), "decision", x.review().decision(), "by", x.review().by(),
+          "reason", x.review().reason()));
+    }
+    return out;
+  }
+
+  /** Journal entries plus Temporal-derived ones for transitions the journal does not have. */
+  public static List<Record> merge(List<Record> journal, List<Record> temporal) {
+    Set<String> seen = journal.stream().map(r -> r.executionId() + "/" + r.transition() + "/" + r.attempt())
+        .collect(Collectors.toSet());
+    List<Record> out = new ArrayList<>(journal);
+    for (Record r : temporal) {
+      if (seen.add(r.executionId() + "/" + r.transition() + "/" + r.attempt())) {
+        out.add(r);
+      }
+    }
+    return out;
+  }
+
+  private static Map<String, Object> mapOf(Object... kv) {
+    Map<String, Object> m = new java.util.LinkedHashMap<>();
+    for (int k = 0; k < kv.length; k += 2) {
+      m.put((String) kv[k], kv[k + 1]);
+    }
+    return m;
+  }
 }

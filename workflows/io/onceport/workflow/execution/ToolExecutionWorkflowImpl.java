@@ -337,9 +337,14 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
     }
   }
 
-  private ActivityOptions dispatchOptions(ReplayClass replay) {
+  private long dispatchTimeoutMillis() {
     ToolContract contract = input.contract();
     long timeout = contract.channel() == ToolContract.Channel.HTTP ? contract.http().timeoutMillis() : contract.ssh().timeoutMillis();
+    return timeout > 0 ? timeout : Duration.ofMinutes(5).toMillis();
+  }
+
+  private ActivityOptions dispatchOptions(ReplayClass replay) {
+    long timeout = dispatchTimeoutMillis();
     ActivityOptions base = replay.resendsAfterUnknown() ? DISPATCH_REPEATABLE_OPTIONS : DISPATCH_ONCE_OPTIONS;
     return ActivityOptions.newBuilder(base).setStartToCloseTimeout(Duration.ofMillis(timeout).plusSeconds(30)).build();
   }
@@ -356,7 +361,11 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
   /** Polls the target's status facility; returns the settling verdict, or null when it never settled. */
   private StatusResult verify(DispatchActivities status, DispatchRequest request) {
     transition(ExecutionState.VERIFYING, "outcome unknown; asking the target's status facility");
-    for (int check = 1; check <= MAX_STATUS_CHECKS; check++) {
+    // "Still running" (an SSH marker says started, not finished) keeps polling for as long as the
+    // contract lets the action run; "cannot tell" gives up after MAX_STATUS_CHECKS.
+    long runningDeadline = Workflow.currentTimeMillis() + dispatchTimeoutMillis() + 60_000;
+    int unknownChecks = 0;
+    for (int check = 1; unknownChecks < MAX_STATUS_CHECKS; check++) {
       StatusResult verdict;
       try {
         verdict = status.queryStatus(request);
@@ -380,7 +389,19 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
           transition(ExecutionState.AUTHORIZED, "status query proved the action did not run; dispatching again under the same execution id");
           return verdict;
         }
-        case RUNNING, UNKNOWN -> Workflow.sleep(Duration.ofSeconds(Math.min(30, 1L << Math.min(check - 1, 5))));
+        case RUNNING -> {
+          if (Workflow.currentTimeMillis() > runningDeadline) {
+            unknownChecks = MAX_STATUS_CHECKS;
+          } else {
+            Workflow.sleep(Duration.ofSeconds(Math.min(30, 1L << Math.min(check - 1, 5))));
+          }
+        }
+        case UNKNOWN -> {
+          unknownChecks++;
+          if (unknownChecks < MAX_STATUS_CHECKS) {
+            Workflow.sleep(Duration.ofSeconds(Math.min(30, 1L << Math.min(check - 1, 5))));
+          }
+        }
       }
     }
     return null;

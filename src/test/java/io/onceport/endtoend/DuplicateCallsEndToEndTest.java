@@ -208,6 +208,28 @@ class DuplicateCallsEndToEndTest {
     assertEquals(-32602, unknown.at("/error/code").asInt(), unknown.toString());
   }
 
+  @Test
+  void investigateReadsTheSequenceFromTemporalWhenTheJournalIsElsewhere() throws Exception {
+    McpClient client = gateway.client();
+    JsonNode args = release();
+    gateway.armFault("delay=1200", 1);
+    CompletableFuture<JsonNode> first = CompletableFuture.supplyAsync(() -> call(client, 51, "create_release", args));
+    Thread.sleep(300);
+    String id = executionId(call(client, 52, "create_release", args));
+    first.get();
+    java.nio.file.Path elsewhere = java.nio.file.Files.createTempDirectory("no-journal");
+    java.io.StringWriter out = new java.io.StringWriter();
+    picocli.CommandLine cli = io.onceport.frontend.cli.OnceportCommand.commandLine();
+    cli.setOut(new java.io.PrintWriter(out));
+    int exit = cli.execute("investigate", id, "--data", elsewhere.toString(), "--temporal", gateway.engine.target());
+    String report = out.toString();
+    assertEquals(0, exit, report);
+    assertTrue(report.contains("dispatched once"), report);
+    assertTrue(report.contains("HTTP 201"), report);
+    assertTrue(report.contains("attached"), report);
+    assertEquals(1, cli.execute("investigate", id, "--data", elsewhere.toString()));
+  }
+
   private static JsonNode release0() {
     try {
       return release();

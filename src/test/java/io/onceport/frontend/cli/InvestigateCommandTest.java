@@ -111,6 +111,6 @@ class InvestigateCommandTest {
       entry(j, "act_1", "fp_1", "accepted", 1);
     }
     assertEquals(1, run("investigate", "act_404", "--data", data.toString()));
-    assertEquals("onceport: no journal entries for act_404 in " + data.resolve("journal/activity") + "\n", err);
+    assertEquals("onceport: no journal entries for act_404 in " + data.resolve("journal/activity") + " (add --temporal HOST:PORT to search Temporal too)\n", err);
   }
 }
