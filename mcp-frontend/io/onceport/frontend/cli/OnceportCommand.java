@@ -14,6 +14,9 @@ import picocli.CommandLine.Command;
       ExecutionsCommand.class,
       DemoTargetCommand.class,
       VaultCommand.class,
+      ApprovalCommands.ApproveCommand.class,
+      ApprovalCommands.DenyCommand.class,
+      SessionsCommand.class,
     })
 public final class OnceportCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
