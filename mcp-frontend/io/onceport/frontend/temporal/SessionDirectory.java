@@ -64,7 +64,8 @@ public final class SessionDirectory {
       if (out.size() >= limit) {
         break;
       }
-      if (seen.add(info.getExecution().getWorkflowId())) {
+      // The embedded engine does not apply the type filter.
+      if (info.getType().getName().equals(AgentSessionWorkflow.TYPE) && seen.add(info.getExecution().getWorkflowId())) {
         out.add(record(info));
       }
     }

@@ -1,5 +1,6 @@
 package io.onceport.workflow.session;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import java.util.List;
 import java.util.Objects;
 
@@ -36,11 +37,13 @@ public record SessionRecord(
   public record Authorization(String decision, String by, String at, String reason) {}
 
   /** True when an operator authorized the session (and did not deny it since). */
+  @JsonIgnore
   public boolean isAuthorized() {
     return authorization != null && "authorized".equals(authorization.decision());
   }
 
   /** {@code authorized}, {@code denied} or {@code pending}, and {@code , ended} once it ended. */
+  @JsonIgnore
   public String status() {
     String decided = authorization == null ? "pending" : authorization.decision();
     return endedAt == null ? decided : decided + ", ended";
