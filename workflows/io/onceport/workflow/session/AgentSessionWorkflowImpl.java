@@ -97,8 +97,9 @@ public final class AgentSessionWorkflowImpl implements AgentSessionWorkflow {
           sessionId, authorization.decision().equals("authorized"), authorization.by(), authorization.reason());
       try {
         Workflow.newExternalWorkflowStub(ToolExecutionWorkflow.class, workflowId).sessionAuthorization(decision);
-      } catch (SignalExternalWorkflowException e) {
-        // The execution closed meanwhile (timed out, cancelled): nothing waits any more.
+      } catch (SignalExternalWorkflowException | ApplicationFailure e) {
+        // The execution closed meanwhile (timed out, cancelled): nothing waits any more. (A signal
+        // to a missing workflow surfaces as an ApplicationFailure; uncaught it would fail the session.)
         log.info("session {}: execution {} no longer waits: {}", sessionId, workflowId, e.getMessage());
       }
       toNotify.remove(0);
