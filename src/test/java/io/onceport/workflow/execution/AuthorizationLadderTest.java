@@ -20,6 +20,7 @@ import io.onceport.frontend.auth.SessionIds;
 import io.onceport.frontend.auth.SessionStart;
 import io.onceport.frontend.gateway.CallResult;
 import io.onceport.frontend.gateway.ToolCall;
+import io.onceport.frontend.temporal.AuthorizationRechecks;
 import io.onceport.frontend.temporal.SessionDirectory;
 import io.onceport.frontend.temporal.TemporalSessionRegistry;
 import io.onceport.testing.EngineHarness;
@@ -283,8 +284,7 @@ class AuthorizationLadderTest {
     CallResult first = harness.gateway.call(call("approval_tool", args(), "mcp:any", "1", 500));
     assertEquals(ExecutionState.AWAITING_APPROVAL, first.record().state());
     VaultLock.lock(dataDir, "cli:ops", Instant.parse("2026-11-30T06:10:00Z"));
-    harness.connection.client().newWorkflowStub(ToolExecutionWorkflow.class, first.record().workflowId())
-        .recheckAuthorization("vault locked");
+    assertTrue(AuthorizationRechecks.signalWaiting(harness.connection, "vault locked") >= 1);
     ExecutionRecord r = awaitRecord(first.record().executionId(), x -> x.state() == ExecutionState.REJECTED, Duration.ofSeconds(5));
     assertEquals("vault_locked", r.authorization().rule());
     assertEquals("vault is locked (locked at 2026-11-30T06:10:00Z by cli:ops)", r.authorization().reason());
@@ -385,6 +385,12 @@ class AuthorizationLadderTest {
     assertEquals("session_denied", r.authorization().rule());
     assertEquals("operator:dave", r.authorization().by());
     assertEquals("unknown agent", r.authorization().reason());
+
+    // A later call of the denied session registers after the decision and is rejected at once.
+    JsonNode other = JSON.readTree("{\"service\":\"billing\",\"version\":\"v" + counter + "\"}");
+    CallResult later = harness.gateway.call(call("plain_tool", other, session, "2", 5_000));
+    assertEquals(ExecutionState.REJECTED, later.record().state());
+    assertEquals("session_denied", later.record().authorization().rule());
     assertEquals(0, dispatch.dispatched.size());
   }
 
