@@ -394,6 +394,13 @@ class AuthorizationLadderTest {
     assertEquals(0, dispatch.dispatched.size());
   }
 
+  @Test
+  void showingAnUnknownSessionSaysSo() {
+    Run run = cli("sessions", "show", "mcp:nobody");
+    assertEquals(1, run.exit());
+    assertEquals("onceport: no session mcp:nobody in namespace default at " + harness.engine.target() + "\n", run.err());
+  }
+
   // ---- rung 5 ----
 
   @Test
