@@ -39,6 +39,19 @@ public final class SessionIds {
     return "client:" + actor + ":" + client;
   }
 
+  /**
+   * The same rule for a front end that keeps client info as one {@code name/version} string (as
+   * the MCP layer's sessions do): {@code client:<actor>:<clientInfo>}, {@code unknown} when null.
+   */
+  public static String forCall(String actor, String mcpSessionId, String runId, String clientInfo) {
+    if (!present(mcpSessionId) && !present(runId) && present(clientInfo)) {
+      Objects.requireNonNull(actor, "actor == null");
+      String ci = clientInfo.strip();
+      return "client:" + actor + ":" + (ci.endsWith("/") ? ci.substring(0, ci.length() - 1) : ci);
+    }
+    return forCall(actor, mcpSessionId, runId, null, null);
+  }
+
   private static boolean present(String s) {
     return s != null && !s.isBlank();
   }

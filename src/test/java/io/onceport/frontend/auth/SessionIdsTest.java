@@ -25,6 +25,15 @@ class SessionIdsTest {
   }
 
   @Test
+  void clientInfoAsOneStringGivesTheSameIds() {
+    assertEquals("client:alice:claude/1.2", SessionIds.forCall("alice", null, null, "claude/1.2"));
+    assertEquals("client:alice:claude", SessionIds.forCall("alice", null, null, "claude/"));
+    assertEquals("client:alice:unknown", SessionIds.forCall("alice", null, null, null));
+    assertEquals("run:alice:r", SessionIds.forCall("alice", null, "r", "claude/1.2"));
+    assertEquals("mcp:s", SessionIds.forCall("alice", "s", "r", "claude/1.2"));
+  }
+
+  @Test
   void anActorIsRequired() {
     NullPointerException e = assertThrows(NullPointerException.class, () -> SessionIds.forCall(null, "x", null, null, null));
     assertEquals("actor == null", e.getMessage());
