@@ -395,6 +395,23 @@ class AuthorizationLadderTest {
   }
 
   @Test
+  void aSessionWhoseWaitingExecutionIsGoneIsStillAuthorizedAndStaysUsable() {
+    String session = "mcp:gone-" + counter;
+    new io.onceport.activity.auth.OperatorSessionAuthority(harness.connection.client(), EngineHarness.TASK_QUEUE)
+        .awaitAuthorization(session, "agent:deployer", "onceport-fp-no-such-execution");
+    Run run = cli("sessions", "authorize", session, "--yes", "--by", "erin");
+    assertEquals(0, run.exit(), run.err());
+    assertTrue(run.out().contains(session + ": authorized by operator:erin; 1 waiting execution(s) told"), run.out());
+    Run show = cli("sessions", "show", session);
+    assertEquals(0, show.exit(), show.err());
+    assertTrue(show.out().contains("decision    authorized by operator:erin"), show.out());
+    assertTrue(new io.onceport.activity.auth.OperatorSessionAuthority(harness.connection.client(), EngineHarness.TASK_QUEUE)
+        .isAuthorized(session, "agent:deployer"));
+    assertTrue(!new io.onceport.activity.auth.OperatorSessionAuthority(harness.connection.client(), EngineHarness.TASK_QUEUE)
+        .isAuthorized(session, "agent:someone-else"), "a session is authorized for its own actor only");
+  }
+
+  @Test
   void showingAnUnknownSessionSaysSo() {
     Run run = cli("sessions", "show", "mcp:nobody");
     assertEquals(1, run.exit());
