@@ -12,8 +12,9 @@ import java.util.Objects;
 
 /**
  * Policy {@code --session-authorization operator}: a session is authorized when its session
- * workflow ({@link AgentSessionWorkflow}) records an operator's authorization for the same actor.
- * A session the workflow does not know, or that belongs to another actor, is not authorized.
+ * workflow ({@link AgentSessionWorkflow}) records an operator's authorization for the same actor
+ * and the session has not ended. A session the workflow does not know, that ended (the client
+ * closed it, or it was idle for a day), or that belongs to another actor, is not authorized.
  *
  * <p>When the ladder makes an execution wait, {@link #awaitAuthorization} signal-with-starts the
  * session workflow with {@code registerWaiting}: the session exists from then on (visible to {@code

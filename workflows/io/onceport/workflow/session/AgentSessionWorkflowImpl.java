@@ -67,7 +67,13 @@ public final class AgentSessionWorkflowImpl implements AgentSessionWorkflow {
     while (true) {
       boolean active = Workflow.await(IDLE_CLOSE, () -> !toJournal.isEmpty() || !toNotify.isEmpty() || finished());
       drain();
-      if (finished() || !active) {
+      if (finished()) {
+        break;
+      }
+      if (!active) {
+        // Idle: the session ends here (an authorization does not outlive it); a later call starts a new run.
+        ended(new SessionEnded("no session event for " + IDLE_CLOSE, now()));
+        drain();
         break;
       }
     }

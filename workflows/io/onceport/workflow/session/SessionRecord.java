@@ -36,10 +36,10 @@ public record SessionRecord(
   /** {@code authorized} or {@code denied}, who decided, when, and why. */
   public record Authorization(String decision, String by, String at, String reason) {}
 
-  /** True when an operator authorized the session (and did not deny it since). */
+  /** True when an operator authorized the session (and did not deny it since) and it has not ended. */
   @JsonIgnore
   public boolean isAuthorized() {
-    return authorization != null && "authorized".equals(authorization.decision());
+    return endedAt == null && authorization != null && "authorized".equals(authorization.decision());
   }
 
   /** {@code authorized}, {@code denied} or {@code pending}, and {@code , ended} once it ended. */

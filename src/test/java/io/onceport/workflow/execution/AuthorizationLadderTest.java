@@ -370,6 +370,8 @@ class AuthorizationLadderTest {
       Thread.sleep(100);
     }
     assertEquals(List.of("started", "execution_waiting", "authorized", "ended"), sessionJournal.events(session));
+    assertTrue(!new io.onceport.activity.auth.OperatorSessionAuthority(harness.connection.client(), EngineHarness.TASK_QUEUE)
+        .isAuthorized(session, "agent:deployer"), "an authorization ends with its session");
     assertEquals(4, sessionJournal.appends.stream().filter(a -> session.equals(a.entry().get("session")))
         .map(RecordingSessionJournal.Append::appendKey).distinct().count());
   }
