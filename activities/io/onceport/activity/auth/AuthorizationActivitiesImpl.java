@@ -1,6 +1,7 @@
 package io.onceport.activity.auth;
 
 import io.onceport.activity.vault.VaultException;
+import io.temporal.activity.Activity;
 import io.onceport.activity.vault.VaultService;
 import io.onceport.workflow.auth.AuthorizationActivities;
 import io.onceport.workflow.auth.AuthorizationDecision;
@@ -19,7 +20,8 @@ import java.util.Optional;
  *       refused by the {@link TargetPolicy} → REJECT {@code target_unresolvable}
  *   <li>the credential is flagged approve-each-use → APPROVAL_REQUIRED {@code approve_each_use}
  *   <li>the agent session is not authorized → SESSION_AUTHORIZATION_REQUIRED
- *       {@code session_authorization}
+ *       {@code session_authorization}; the waiting execution is registered with the
+ *       {@link SessionAuthority} so the operator's decision reaches it
  *   <li>otherwise ALLOW {@code allowed}
  * </ol>
  *
@@ -72,6 +74,10 @@ public final class AuthorizationActivitiesImpl implements AuthorizationActivitie
           approvalTimeout.toMillis());
     }
     if (!sessions.isAuthorized(request.sessionId(), request.actor())) {
+      String waiting = callingWorkflowId();
+      if (waiting != null) {
+        sessions.awaitAuthorization(request.sessionId(), request.actor(), waiting);
+      }
       return new AuthorizationDecision(
           AuthorizationDecision.Kind.SESSION_AUTHORIZATION_REQUIRED,
           "session_authorization",
@@ -86,6 +92,15 @@ public final class AuthorizationActivitiesImpl implements AuthorizationActivitie
   public AuthorizationDecision recheck(AuthorizationRequest request) {
     Gate gate = gate(request);
     return gate.rejection != null ? gate.rejection : AuthorizationDecision.allow("allowed", "policy");
+  }
+
+  /** The execution asking, when called as an activity; null in a plain unit test. */
+  private static String callingWorkflowId() {
+    try {
+      return Activity.getExecutionContext().getInfo().getWorkflowId();
+    } catch (IllegalStateException e) {
+      return null;
+    }
   }
 
   private record Gate(AuthorizationDecision rejection, boolean approveEachUse) {}

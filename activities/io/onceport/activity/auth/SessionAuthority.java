@@ -14,6 +14,17 @@ public interface SessionAuthority {
    */
   boolean isAuthorized(String sessionId, String actor);
 
+  /**
+   * The ladder made an execution wait for this session's authorization: remember it, so the
+   * operator's decision reaches it (the execution's {@code sessionAuthorization} signal). Called once
+   * per waiting execution (again only if the deciding activity is retried, so it must be idempotent).
+   * A decision already made must still reach the execution. The default remembers nothing: an
+   * authority that never says no never makes anything wait.
+   *
+   * @param executionWorkflowId the waiting execution's workflow id, or null when unknown
+   */
+  default void awaitAuthorization(String sessionId, String actor, String executionWorkflowId) {}
+
   /** Every session is authorized; policy {@code --session-authorization auto}. */
   static SessionAuthority auto() {
     return new SessionAuthority() {

@@ -201,7 +201,12 @@ public final class ExecutionsCommand implements Runnable {
     appendTime(b, "delivered", r.deliveredAt());
     if (r.authorization() != null) {
       b.append("authorization ").append(r.authorization().decision()).append(" by ").append(r.authorization().by())
-          .append(" (rule ").append(r.authorization().rule()).append(")\n");
+          .append(" (rule ").append(r.authorization().rule()).append(")")
+          .append(r.authorization().reason() == null || r.authorization().reason().isEmpty() ? "" : ": " + r.authorization().reason())
+          .append('\n');
+      if (r.authorization().expiresAt() != null) {
+        b.append("expires     ").append(r.authorization().expiresAt()).append('\n');
+      }
     }
     if (r.targetStatus() != null) {
       b.append("target status ").append(r.targetStatus()).append('\n');

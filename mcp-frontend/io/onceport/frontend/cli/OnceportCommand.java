@@ -24,6 +24,9 @@ import picocli.CommandLine.Command;
       AuditCommand.class,
       InvestigateCommand.class,
       SshCommand.class,
+      ApprovalCommands.ApproveCommand.class,
+      ApprovalCommands.DenyCommand.class,
+      SessionsCommand.class,
     })
 public final class OnceportCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;

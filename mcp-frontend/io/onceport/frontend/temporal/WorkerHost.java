@@ -1,12 +1,13 @@
 package io.onceport.frontend.temporal;
 
 import io.onceport.workflow.execution.ToolExecutionWorkflowImpl;
+import io.onceport.workflow.session.AgentSessionWorkflowImpl;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
 import io.temporal.worker.WorkerOptions;
 import java.util.concurrent.TimeUnit;
 
-/** A worker polling one task queue: the ToolExecution workflow plus the given activity implementations. */
+/** A worker polling one task queue: the ToolExecution and AgentSession workflows plus the given activity implementations. */
 public final class WorkerHost implements AutoCloseable {
   private final WorkerFactory factory;
 
@@ -17,7 +18,7 @@ public final class WorkerHost implements AutoCloseable {
   public static WorkerHost start(TemporalConnection connection, String taskQueue, Object... activities) {
     WorkerFactory factory = WorkerFactory.newInstance(connection.client());
     Worker worker = factory.newWorker(taskQueue, WorkerOptions.newBuilder().build());
-    worker.registerWorkflowImplementationTypes(ToolExecutionWorkflowImpl.class);
+    worker.registerWorkflowImplementationTypes(ToolExecutionWorkflowImpl.class, AgentSessionWorkflowImpl.class);
     worker.registerActivitiesImplementations(activities);
     factory.start();
     return new WorkerHost(factory);

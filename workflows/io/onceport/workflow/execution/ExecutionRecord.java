@@ -64,8 +64,13 @@ public record ExecutionRecord(
     transitions = transitions == null ? List.of() : List.copyOf(transitions);
   }
 
-  /** How the authorization ladder decided: {@code {decision, rule, at, by}}. */
-  public record Authorization(String decision, String rule, String at, String by, String reason) {}
+  /**
+   * How the authorization ladder decided: {@code {decision, rule, at, by}}.
+   *
+   * @param expiresAt while waiting for an operator (approval or session authorization): when the
+   *     wait ends in a rejection; null otherwise
+   */
+  public record Authorization(String decision, String rule, String at, String by, String reason, String expiresAt) {}
 
   /** How an operator resolved a {@code needs_review} execution. */
   public record Review(String decision, String reason, String by, String at) {}

@@ -48,6 +48,13 @@ public interface ToolExecutionWorkflow {
   @UpdateValidatorMethod(updateName = "resolve")
   void validateResolve(Resolution resolution);
 
+  /**
+   * An operator approves or denies an execution in {@code awaiting_approval} ({@code onceport
+   * approve|deny}, or the Temporal UI with {@code {"executionId":..,"fingerprint":..,"approved":true,
+   * "reason":..,"by":..}}). The validator refuses a decision naming another execution id or
+   * fingerprint, one for an execution not awaiting approval, and one after the approval expired.
+   * Returns once the execution left {@code awaiting_approval}.
+   */
   @UpdateMethod(name = "decideApproval")
   ExecutionRecord decideApproval(ApprovalDecision decision);
 
@@ -57,10 +64,17 @@ public interface ToolExecutionWorkflow {
   @UpdateMethod(name = "cancel")
   ExecutionRecord cancel(CancelRequest request);
 
+  /**
+   * The operator's decision on the agent session this execution waits for, sent by the session
+   * workflow. The first decision for this execution's session counts; others are ignored.
+   */
   @SignalMethod(name = "sessionAuthorization")
   void sessionAuthorization(SessionAuthorization decision);
 
-  /** The authorization gate changed (vault locked): waiting executions re-check it. */
+  /**
+   * The authorization gate changed (vault locked): a waiting execution re-checks it now instead of
+   * at its next periodic re-check, and is rejected if the gate closed.
+   */
   @SignalMethod(name = "recheckAuthorization")
   void recheckAuthorization(String reason);
 }

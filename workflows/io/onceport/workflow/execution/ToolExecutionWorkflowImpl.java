@@ -19,6 +19,7 @@ import io.temporal.common.SearchAttributeKey;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.TimeoutFailure;
+import io.temporal.workflow.Functions;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
 import java.time.Duration;
@@ -50,6 +51,10 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
   static final int MAX_STATUS_CHECKS = 8;
   /** Re-dispatches after a status query proved the action did not run. */
   static final int MAX_REDISPATCHES = 3;
+  /** While waiting for an operator, the gate (vault, credential) is re-checked this often at least... */
+  static final int RECHECK_SECONDS = 10;
+  /** ...and at most this many times per wait, so a long approval window keeps the history bounded. */
+  static final int MAX_RECHECKS = 500;
   /** Calls kept on the record; later ones are counted, not stored. */
   static final int MAX_RECORDED_CALLS = 200;
 
@@ -135,6 +140,7 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
   private Resolution resolution;
   private boolean cancelRequested;
   private boolean recheckRequested;
+  private long approvalDeadline;
 
   @WorkflowInit
   public ToolExecutionWorkflowImpl(ExecutionInput input) {
@@ -177,7 +183,7 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
       switch (decision.kind()) {
         case ALLOW -> {
           authorizedAt = now();
-          authorizationRecord = new ExecutionRecord.Authorization("authorized", decision.rule(), authorizedAt, decision.by(), decision.reason());
+          authorizationRecord = new ExecutionRecord.Authorization("authorized", decision.rule(), authorizedAt, decision.by(), decision.reason(), null);
           transition(ExecutionState.AUTHORIZED, "authorized (" + decision.rule() + ")");
           journal("authorized", 1, Map.of("rule", decision.rule(), "by", decision.by()));
           return true;
@@ -187,51 +193,35 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
           return false;
         }
         case APPROVAL_REQUIRED -> {
-          authorizationRecord = new ExecutionRecord.Authorization("awaiting_approval", decision.rule(), now(), decision.by(), decision.reason());
-          transition(ExecutionState.AWAITING_APPROVAL, "awaiting an operator's approval (" + decision.rule() + ")");
-          journal("awaiting_approval", 1, Map.of("rule", decision.rule()));
-          boolean decided = Workflow.await(
-              Duration.ofMillis(Math.max(1, decision.timeoutMillis())),
-              () -> approvalDecision != null || cancelRequested || recheckRequested);
-          if (!decided) {
-            reject("approval_timeout", "policy", "no operator approved within " + Duration.ofMillis(decision.timeoutMillis()));
-            return false;
-          }
-          if (recheckRequested && approvalDecision == null && !cancelRequested) {
-            recheckRequested = false;
-            AuthorizationDecision again = authorization.recheck(request);
-            if (again.kind() == AuthorizationDecision.Kind.REJECT) {
-              decision = again;
-            }
-            continue;
-          }
-          if (approvalDecision != null) {
+          approvalDeadline = Workflow.currentTimeMillis() + Math.max(1, decision.timeoutMillis());
+          String expiresAt = Instant.ofEpochMilli(approvalDeadline).toString();
+          authorizationRecord = new ExecutionRecord.Authorization("awaiting_approval", decision.rule(), now(), decision.by(), decision.reason(), expiresAt);
+          transition(ExecutionState.AWAITING_APPROVAL, "awaiting an operator's approval (" + decision.rule() + ") until " + expiresAt
+              + ": onceport approve " + executionId);
+          journal("awaiting_approval", 1, Map.of("rule", decision.rule(), "expires_at", expiresAt));
+          AuthorizationDecision closed = awaitOperator(request, approvalDeadline, () -> approvalDecision != null,
+              "approval_timeout", "no operator approved within " + Duration.ofMillis(decision.timeoutMillis()));
+          if (closed != null) {
+            decision = closed;
+          } else if (approvalDecision != null) {
             decision = approvalDecision.approved()
                 ? AuthorizationDecision.allow("approved", approvalDecision.by())
                 : new AuthorizationDecision(AuthorizationDecision.Kind.REJECT, "denied", approvalDecision.reason(), approvalDecision.by(), 0);
           }
         }
         case SESSION_AUTHORIZATION_REQUIRED -> {
-          authorizationRecord = new ExecutionRecord.Authorization("awaiting_session_authorization", decision.rule(), now(), decision.by(), decision.reason());
-          transition(ExecutionState.AWAITING_SESSION_AUTHORIZATION, "awaiting an operator's authorization of session " + input.sessionId());
-          journal("awaiting_session_authorization", 1, Map.of("rule", decision.rule(), "session", String.valueOf(input.sessionId())));
-          boolean decided = Workflow.await(
-              Duration.ofMillis(Math.max(1, decision.timeoutMillis())),
-              () -> sessionDecision != null || cancelRequested || recheckRequested);
-          if (!decided) {
-            reject("session_authorization_timeout", "policy", "no operator authorized session " + input.sessionId() + " in time");
-            return false;
-          }
-          if (recheckRequested && sessionDecision == null && !cancelRequested) {
-            recheckRequested = false;
-            AuthorizationDecision again = authorization.recheck(request);
-            if (again.kind() == AuthorizationDecision.Kind.REJECT) {
-              decision = again;
-            }
-            continue;
-          }
-          if (sessionDecision != null) {
-            // The session gate is passed; the rest of the ladder (approval) still applies.
+          long deadline = Workflow.currentTimeMillis() + Math.max(1, decision.timeoutMillis());
+          String expiresAt = Instant.ofEpochMilli(deadline).toString();
+          authorizationRecord = new ExecutionRecord.Authorization("awaiting_session_authorization", decision.rule(), now(), decision.by(), decision.reason(), expiresAt);
+          transition(ExecutionState.AWAITING_SESSION_AUTHORIZATION, "awaiting an operator's authorization of session " + input.sessionId()
+              + " until " + expiresAt + ": onceport sessions authorize " + input.sessionId());
+          journal("awaiting_session_authorization", 1, Map.of("rule", decision.rule(), "session", String.valueOf(input.sessionId()), "expires_at", expiresAt));
+          AuthorizationDecision closed = awaitOperator(request, deadline, () -> sessionDecision != null,
+              "session_authorization_timeout", "no operator authorized session " + input.sessionId() + " in time");
+          if (closed != null) {
+            decision = closed;
+          } else if (sessionDecision != null) {
+            // The session gate is passed; the rest of the ladder (vault, credential) still applies.
             decision = sessionDecision.authorized()
                 ? authorization.decide(request)
                 : new AuthorizationDecision(AuthorizationDecision.Kind.REJECT, "session_denied", sessionDecision.reason(), sessionDecision.by(), 0);
@@ -244,8 +234,40 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
     }
   }
 
+  /**
+   * Waits for an operator until {@code deadline}, re-checking the gate (vault unlocked, credential
+   * still there) every {@link #recheckInterval} and whenever {@code recheckAuthorization} arrives.
+   * Returns a rejection (gate closed, or the deadline passed), or null once {@code decided} holds or
+   * a cancellation arrived. An ALLOW from the re-check only means "not blocked": it keeps waiting.
+   */
+  private AuthorizationDecision awaitOperator(
+      AuthorizationRequest request, long deadline, Functions.Func<Boolean> decided, String timeoutRule, String timeoutReason) {
+    Duration interval = recheckInterval(deadline - Workflow.currentTimeMillis());
+    while (true) {
+      long remaining = deadline - Workflow.currentTimeMillis();
+      if (remaining <= 0) {
+        return new AuthorizationDecision(AuthorizationDecision.Kind.REJECT, timeoutRule, timeoutReason, "policy", 0);
+      }
+      Workflow.await(Duration.ofMillis(Math.min(remaining, interval.toMillis())),
+          () -> decided.apply() || cancelRequested || recheckRequested);
+      if (decided.apply() || cancelRequested) {
+        return null;
+      }
+      recheckRequested = false;
+      AuthorizationDecision again = authorization.recheck(request);
+      if (again.kind() == AuthorizationDecision.Kind.REJECT) {
+        return again;
+      }
+    }
+  }
+
+  /** Every {@value #RECHECK_SECONDS} s, or less often for long waits: at most {@value #MAX_RECHECKS} re-checks per wait. */
+  static Duration recheckInterval(long waitMillis) {
+    return Duration.ofMillis(Math.max(RECHECK_SECONDS * 1000L, waitMillis / MAX_RECHECKS));
+  }
+
   private void reject(String rule, String by, String reason) {
-    authorizationRecord = new ExecutionRecord.Authorization("rejected", rule, now(), by, reason);
+    authorizationRecord = new ExecutionRecord.Authorization("rejected", rule, now(), by, reason, null);
     outcome = Outcome.NOT_EXECUTED;
     transition(ExecutionState.REJECTED, "rejected (" + rule + ")" + (reason.isEmpty() ? "" : ": " + reason) + "; nothing was dispatched");
     journal("rejected", 1, Map.of("rule", rule, "by", by, "reason", reason));
@@ -593,6 +615,11 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
           "execution " + executionId + " is " + state.wireName() + ", not awaiting approval",
           ErrorTypes.INVALID_TRANSITION);
     }
+    if (Workflow.currentTimeMillis() >= approvalDeadline) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "the approval of execution " + executionId + " expired at " + Instant.ofEpochMilli(approvalDeadline),
+          ErrorTypes.INVALID_TRANSITION);
+    }
   }
 
   @Override
@@ -619,7 +646,9 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
 
   @Override
   public void sessionAuthorization(SessionAuthorization decision) {
-    if (sessionDecision == null) {
+    // A decision on another session is not this execution's; without a session id any is accepted.
+    boolean ours = input.sessionId() == null || input.sessionId().equals(decision.sessionId());
+    if (sessionDecision == null && ours) {
       sessionDecision = decision;
     }
   }

@@ -6,7 +6,9 @@ import io.onceport.frontend.temporal.ExecutionDirectory;
 import io.onceport.frontend.temporal.TemporalConnection;
 import io.onceport.frontend.temporal.TemporalExecutionGateway;
 import io.onceport.frontend.temporal.WorkerHost;
+import io.temporal.client.WorkflowClient;
 import java.time.Duration;
+import java.util.function.Function;
 
 /** The embedded engine on a free loopback port, one non-sticky worker, and a gateway. */
 public final class EngineHarness implements AutoCloseable {
@@ -18,10 +20,15 @@ public final class EngineHarness implements AutoCloseable {
   public final TemporalExecutionGateway gateway;
 
   public EngineHarness(CallPreparation preparation, Object... activities) {
+    this(preparation, client -> activities);
+  }
+
+  /** For activities that need the engine's client themselves (the operator session authority). */
+  public EngineHarness(CallPreparation preparation, Function<WorkflowClient, Object[]> activities) {
     engine = EmbeddedEngine.start("127.0.0.1", 0);
     connection = TemporalConnection.connect(engine.target(), "default", true, null, Duration.ofSeconds(10));
     connection.registerSearchAttributes();
-    worker = WorkerHost.start(connection, TASK_QUEUE, activities);
+    worker = WorkerHost.start(connection, TASK_QUEUE, activities.apply(connection.client()));
     directory = new ExecutionDirectory(connection);
     gateway = new TemporalExecutionGateway(connection, directory, TASK_QUEUE, preparation, "test-frontend");
   }

@@ -1,0 +1,69 @@
+package io.onceport.activity.auth;
+
+import io.onceport.workflow.session.AgentSessionInput;
+import io.onceport.workflow.session.AgentSessionWorkflow;
+import io.onceport.workflow.session.SessionRecord;
+import io.temporal.client.BatchRequest;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowNotFoundException;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
+import java.util.Objects;
+
+/**
+ * Policy {@code --session-authorization operator}: a session is authorized when its session
+ * workflow ({@link AgentSessionWorkflow}) records an operator's authorization for the same actor
+ * and the session has not ended. A session the workflow does not know, that ended (the client
+ * closed it, or it was idle for a day), or that belongs to another actor, is not authorized.
+ *
+ * <p>When the ladder makes an execution wait, {@link #awaitAuthorization} signal-with-starts the
+ * session workflow with {@code registerWaiting}: the session exists from then on (visible to {@code
+ * onceport sessions list}), and the operator's decision is forwarded to the execution. Both calls are
+ * safe to repeat (the activity calling them may be retried).
+ */
+public final class OperatorSessionAuthority implements SessionAuthority {
+  private final WorkflowClient client;
+  private final String taskQueue;
+
+  /** @param taskQueue the task queue the workers serving {@link AgentSessionWorkflow} poll */
+  public OperatorSessionAuthority(WorkflowClient client, String taskQueue) {
+    this.client = Objects.requireNonNull(client, "client == null");
+    this.taskQueue = Objects.requireNonNull(taskQueue, "taskQueue == null");
+  }
+
+  @Override
+  public boolean isAuthorized(String sessionId, String actor) {
+    String id = sessionKey(sessionId, actor);
+    SessionRecord record;
+    try {
+      record = client.newWorkflowStub(AgentSessionWorkflow.class, AgentSessionWorkflow.workflowId(id)).session();
+    } catch (WorkflowNotFoundException e) {
+      return false;
+    }
+    return record.isAuthorized() && record.actor().equals(actor);
+  }
+
+  @Override
+  public void awaitAuthorization(String sessionId, String actor, String executionWorkflowId) {
+    String id = sessionKey(sessionId, actor);
+    AgentSessionWorkflow stub = client.newWorkflowStub(AgentSessionWorkflow.class, WorkflowOptions.newBuilder()
+        .setWorkflowId(AgentSessionWorkflow.workflowId(id))
+        .setTaskQueue(taskQueue)
+        .setWorkflowIdConflictPolicy(WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING)
+        .build());
+    BatchRequest batch = client.newSignalWithStartRequest();
+    batch.add(stub::run, new AgentSessionInput(id, actor));
+    batch.add(stub::registerWaiting, executionWorkflowId);
+    client.signalWithStart(batch);
+  }
+
+  /** A call without a session id is the actor's own session: {@code actor:<actor>}. */
+  static String sessionKey(String sessionId, String actor) {
+    return sessionId == null || sessionId.isBlank() ? "actor:" + actor : sessionId;
+  }
+
+  @Override
+  public String toString() {
+    return "SessionAuthority[operator, " + taskQueue + "]";
+  }
+}

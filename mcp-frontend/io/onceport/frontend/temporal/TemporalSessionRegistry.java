@@ -1,0 +1,50 @@
+package io.onceport.frontend.temporal;
+
+import io.onceport.frontend.auth.SessionRegistry;
+import io.onceport.frontend.auth.SessionStart;
+import io.onceport.workflow.session.AgentSessionInput;
+import io.onceport.workflow.session.AgentSessionWorkflow;
+import io.onceport.workflow.session.SessionEnded;
+import io.onceport.workflow.session.SessionStarted;
+import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
+import io.temporal.client.BatchRequest;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowNotFoundException;
+import io.temporal.client.WorkflowOptions;
+import java.time.Instant;
+import java.util.Objects;
+
+/** {@link SessionRegistry} on the session workflows: signal-with-start {@code started}, signal {@code ended}. */
+public final class TemporalSessionRegistry implements SessionRegistry {
+  private final WorkflowClient client;
+  private final String taskQueue;
+
+  public TemporalSessionRegistry(WorkflowClient client, String taskQueue) {
+    this.client = Objects.requireNonNull(client, "client == null");
+    this.taskQueue = Objects.requireNonNull(taskQueue, "taskQueue == null");
+  }
+
+  @Override
+  public void started(SessionStart s) {
+    AgentSessionWorkflow stub = client.newWorkflowStub(AgentSessionWorkflow.class, WorkflowOptions.newBuilder()
+        .setWorkflowId(AgentSessionWorkflow.workflowId(s.sessionId()))
+        .setTaskQueue(taskQueue)
+        .setWorkflowIdConflictPolicy(WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING)
+        .build());
+    BatchRequest batch = client.newSignalWithStartRequest();
+    batch.add(stub::run, new AgentSessionInput(s.sessionId(), s.actor()));
+    batch.add(stub::started, new SessionStarted(s.sessionId(), s.actor(), s.clientName(), s.clientVersion(),
+        s.protocolVersion(), s.remoteAddress(), s.at().toString()));
+    client.signalWithStart(batch);
+  }
+
+  @Override
+  public void ended(String sessionId, String reason) {
+    try {
+      client.newWorkflowStub(AgentSessionWorkflow.class, AgentSessionWorkflow.workflowId(sessionId))
+          .ended(new SessionEnded(reason, Instant.now().toString()));
+    } catch (WorkflowNotFoundException e) {
+      // Never started here, or already closed: nothing to end.
+    }
+  }
+}

@@ -1,0 +1,45 @@
+package io.onceport.workflow.session;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import io.onceport.activity.session.SessionJournalActivitiesImpl;
+import io.onceport.testing.RecordingSessionJournal;
+import io.temporal.client.BatchRequest;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowStub;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.worker.Worker;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The session workflow's own life cycle, in the time-skipping test environment. */
+class AgentSessionWorkflowTest {
+  @Test
+  void anIdleSessionEndsItselfAfterADayAndItsAuthorizationEndsWithIt() {
+    RecordingSessionJournal journal = new RecordingSessionJournal();
+    try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance()) {
+      Worker worker = env.newWorker("sessions");
+      worker.registerWorkflowImplementationTypes(AgentSessionWorkflowImpl.class);
+      worker.registerActivitiesImplementations(new SessionJournalActivitiesImpl(journal));
+      env.start();
+      WorkflowClient client = env.getWorkflowClient();
+      AgentSessionWorkflow session = client.newWorkflowStub(AgentSessionWorkflow.class, WorkflowOptions.newBuilder()
+          .setWorkflowId(AgentSessionWorkflow.workflowId("mcp:idle")).setTaskQueue("sessions").build());
+      BatchRequest batch = client.newSignalWithStartRequest();
+      batch.add(session::run, new AgentSessionInput("mcp:idle", "alice"));
+      batch.add(session::started, new SessionStarted("mcp:idle", "alice", "claude", "1.2", "2025-06-18", "127.0.0.1", "2026-11-30T06:00:00Z"));
+      client.signalWithStart(batch);
+      session.authorize(new SessionDecision("operator:carol", ""));
+
+      env.sleep(AgentSessionWorkflowImpl.IDLE_CLOSE.plus(Duration.ofMinutes(1)));
+      SessionRecord closed = WorkflowStub.fromTyped(session).getResult(SessionRecord.class);
+      assertEquals("no session event for PT24H", closed.endReason());
+      assertEquals("authorized, ended", closed.status());
+      assertFalse(closed.isAuthorized());
+      assertEquals(List.of("started", "authorized", "ended"), journal.events("mcp:idle"));
+    }
+  }
+}
