@@ -13,6 +13,7 @@ import picocli.CommandLine.Command;
       CommandLine.HelpCommand.class,
       ExecutionsCommand.class,
       DemoTargetCommand.class,
+      KeysCommand.class,
     })
 public final class OnceportCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
