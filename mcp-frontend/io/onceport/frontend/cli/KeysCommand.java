@@ -13,7 +13,7 @@ import picocli.CommandLine.Spec;
     name = "keys",
     mixinStandardHelpOptions = true,
     description = "Manage the payload encryption keys (AES-256-GCM) under <data>/keys/payload.",
-    subcommands = {KeysCommand.Rotate.class, KeysCommand.ListKeys.class})
+    subcommands = {KeysCommand.Init.class, KeysCommand.Rotate.class, KeysCommand.ListKeys.class})
 public final class KeysCommand implements Runnable {
   @Spec CommandSpec spec;
 
@@ -27,6 +27,25 @@ public final class KeysCommand implements Runnable {
     @Option(names = "--data", paramLabel = "DIR", defaultValue = "${env:ONCEPORT_DATA:-${sys:user.home}/.onceport}",
         description = "Onceport data directory (default: ${DEFAULT-VALUE}).")
     Path data;
+  }
+
+  @Command(name = "init", mixinStandardHelpOptions = true, description = {
+      "Create the first payload key unless one exists (idempotent); prints the active key id.",
+      "Run it once before starting several workers and front ends that share the key directory."})
+  static final class Init implements Callable<Integer> {
+    @Spec CommandSpec spec;
+    @picocli.CommandLine.Mixin DataOption data = new DataOption();
+
+    @Override
+    public Integer call() {
+      try {
+        KeyRing ring = KeyRing.loadOrCreate(data.data);
+        spec.commandLine().getOut().println("active payload key: " + ring.activeId() + " (" + ring.directory() + ")");
+        return 0;
+      } catch (IllegalStateException e) {
+        throw new CliException(e.getMessage());
+      }
+    }
   }
 
   @Command(name = "rotate", mixinStandardHelpOptions = true, description = {

@@ -24,7 +24,7 @@ import java.util.function.Function;
  * show decrypted payloads: {@code POST <prefix>/encode} and {@code POST <prefix>/decode}, body and
  * answer {@code {"payloads":[{"metadata":{"k":"<base64>"},"data":"<base64>"}]}} (proto3 JSON of
  * {@code Payloads}). The browser calls it directly from the UI's origin, so the routes answer CORS
- * preflights for that one configured origin. Every POST needs {@code Authorization: Bearer <token>}
+ * preflights for the configured UI origins. Every POST needs {@code Authorization: Bearer <token>}
  * accepted by the {@link CodecAuthorizer}: whoever can call decode can read every argument and
  * response in history.
  */
@@ -35,19 +35,21 @@ public final class CodecServer {
 
   private final PayloadCodec codec;
   private final CodecAuthorizer authorizer;
-  private final String uiOrigin;
+  private final List<String> uiOrigins;
   private final String prefix;
 
   /**
-   * @param uiOrigin the Temporal UI origin allowed by CORS, e.g. {@code http://127.0.0.1:8080}; null
-   *     sends no CORS headers (same-origin and CLI callers only)
+   * @param uiOrigins the Temporal UI origins allowed by CORS, e.g. {@code http://127.0.0.1:8080} and
+   *     {@code http://localhost:8080} (the browser sends whichever host was typed); empty sends no
+   *     CORS grant (CLI callers only)
    * @param prefix path prefix, e.g. {@link #DEFAULT_PREFIX}; the UI's codec endpoint is then
    *     {@code http(s)://<front end><prefix>}
    */
-  public CodecServer(PayloadCodec codec, CodecAuthorizer authorizer, String uiOrigin, String prefix) {
+  public CodecServer(PayloadCodec codec, CodecAuthorizer authorizer, List<String> uiOrigins, String prefix) {
     this.codec = Objects.requireNonNull(codec, "codec == null");
     this.authorizer = Objects.requireNonNull(authorizer, "authorizer == null");
-    this.uiOrigin = uiOrigin == null ? null : uiOrigin.replaceAll("/+$", "");
+    this.uiOrigins = Objects.requireNonNull(uiOrigins, "uiOrigins == null").stream()
+        .map(o -> o.replaceAll("/+$", "")).toList();
     Objects.requireNonNull(prefix, "prefix == null");
     if (!prefix.startsWith("/") || prefix.endsWith("/")) {
       throw new IllegalArgumentException("Invalid codec path prefix: " + prefix + " (expected like /codec)");
@@ -57,10 +59,13 @@ public final class CodecServer {
 
   /** Registers the routes, e.g. {@code Javalin.create(cfg -> codecServer.register(cfg.routes))}. */
   public void register(JavalinDefaultRoutingApi routes) {
-    routes.post(prefix + "/encode", ctx -> convert(ctx, codec::encode));
-    routes.post(prefix + "/decode", ctx -> convert(ctx, codec::decode));
-    routes.options(prefix + "/encode", this::preflight);
-    routes.options(prefix + "/decode", this::preflight);
+    // "<prefix>/{namespace}/decode" serves the Temporal CLI's --codec-endpoint templating; one key ring serves all namespaces.
+    for (String base : List.of(prefix, prefix + "/{namespace}")) {
+      routes.post(base + "/encode", ctx -> convert(ctx, codec::encode));
+      routes.post(base + "/decode", ctx -> convert(ctx, codec::decode));
+      routes.options(base + "/encode", this::preflight);
+      routes.options(base + "/decode", this::preflight);
+    }
   }
 
   /** A standalone server (tests, or a process without the MCP front end); call {@code start(host, port)}. */
@@ -75,7 +80,7 @@ public final class CodecServer {
 
   private void cors(Context ctx) {
     String origin = ctx.header("Origin");
-    if (uiOrigin != null && uiOrigin.equals(origin)) {
+    if (origin != null && uiOrigins.contains(origin)) {
       ctx.header("Access-Control-Allow-Origin", origin);
       ctx.header("Access-Control-Allow-Methods", "POST, OPTIONS");
       ctx.header("Access-Control-Allow-Headers", ALLOW_HEADERS);

@@ -41,6 +41,16 @@ class KeysCommandTest {
   }
 
   @Test
+  void initCreatesOneKeyAndIsIdempotent() {
+    assertEquals(0, run("keys", "init", "--data", data.toString()));
+    assertEquals(0, run("keys", "init", "--data", data.toString()));
+    KeyRing ring = KeyRing.load(data);
+    assertEquals(1, ring.ids().size());
+    String line = "active payload key: " + ring.activeId() + " (" + data.resolve("keys/payload") + ")\n";
+    assertEquals(line + line, out.toString());
+  }
+
+  @Test
   void listNeverPrintsKeyBytes() throws Exception {
     run("keys", "rotate", "--data", data.toString());
     String id = KeyRing.load(data).activeId();

@@ -37,7 +37,7 @@ class CodecServerTest {
   @BeforeEach
   void start() {
     codec = new AesGcmPayloadCodec(KeyRing.loadOrCreate(data));
-    app = new CodecServer(codec, TOKEN::equals, UI, CodecServer.DEFAULT_PREFIX).app().start("127.0.0.1", 0);
+    app = new CodecServer(codec, TOKEN::equals, List.of(UI, "http://localhost:8233"), CodecServer.DEFAULT_PREFIX).app().start("127.0.0.1", 0);
     base = "http://127.0.0.1:" + app.port() + "/codec";
   }
 
@@ -83,6 +83,16 @@ class CodecServerTest {
 
     HttpResponse<String> decoded = post("/decode", encoded.body(), TOKEN);
     assertEquals(List.of(original), CodecServer.parse(decoded.body().getBytes()));
+  }
+
+  @Test
+  void namespaceTemplatedPathOfTheTemporalCliDecodesToo() throws Exception {
+    Payload original = DefaultDataConverter.newDefaultInstance().toPayload("x").orElseThrow();
+
+    HttpResponse<String> response = post("/default/decode", CodecServer.render(codec.encode(List.of(original))), TOKEN);
+
+    assertEquals(200, response.statusCode());
+    assertEquals(List.of(original), CodecServer.parse(response.body().getBytes()));
   }
 
   @Test
