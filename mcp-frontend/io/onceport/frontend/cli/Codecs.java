@@ -13,10 +13,10 @@ import java.nio.file.Path;
 final class Codecs {
   private Codecs() {}
 
-  /** {@code $ONCEPORT_DATA}, else {@code ~/.onceport}: the same default as {@code --data}. */
+  /** {@code $ONCEPORT_DATA}, else {@code ./data}: the same default as {@code --data}. */
   static Path defaultDataDir() {
     String env = System.getenv("ONCEPORT_DATA");
-    return env != null && !env.isEmpty() ? Path.of(env) : Path.of(System.getProperty("user.home"), ".onceport");
+    return env != null && !env.isEmpty() ? Path.of(env) : Path.of("data");
   }
 
   static DataConverter cliDataConverter() {

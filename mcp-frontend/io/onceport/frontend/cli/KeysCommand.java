@@ -22,9 +22,9 @@ public final class KeysCommand implements Runnable {
     spec.commandLine().usage(spec.commandLine().getOut());
   }
 
-  /** {@code --data}, defaulting to {@code $ONCEPORT_DATA} or {@code ~/.onceport}. */
+  /** {@code --data}, defaulting to {@code $ONCEPORT_DATA} or {@code ./data} (as every other command). */
   static final class DataOption {
-    @Option(names = "--data", paramLabel = "DIR", defaultValue = "${env:ONCEPORT_DATA:-${sys:user.home}/.onceport}",
+    @Option(names = "--data", paramLabel = "DIR", defaultValue = "${env:ONCEPORT_DATA:-data}",
         description = "Onceport data directory (default: ${DEFAULT-VALUE}).")
     Path data;
   }

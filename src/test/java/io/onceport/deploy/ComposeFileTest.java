@@ -100,13 +100,13 @@ class ComposeFileTest {
   }
 
   @Test
-  void twoWorkersAndOneFrontEndShareThePayloadKeys() {
+  void twoWorkersAndOneFrontEndShareOneDataDirectory() {
     JsonNode worker = services.get("worker");
     assertEquals(2, worker.get("deploy").get("replicas").asInt());
     assertEquals("worker", worker.get("command").get(0).asText());
     assertEquals("frontend", services.get("frontend").get("command").get(0).asText());
     for (String name : List.of("worker", "frontend", "onceport-keys")) {
-      assertEquals("onceport-keys:/data/keys", services.get(name).get("volumes").get(0).asText(), name);
+      assertEquals("onceport-data:/data", services.get(name).get("volumes").get(0).asText(), name);
     }
     assertEquals(List.of("keys", "init", "--data", "/data"),
         new ObjectMapper().convertValue(services.get("onceport-keys").get("command"), List.class));
