@@ -11,8 +11,18 @@ import picocli.CommandLine.Command;
     description = "MCP action gateway backed by Temporal: one requested action is executed once.",
     subcommands = {
       CommandLine.HelpCommand.class,
+      ServeCommand.class,
+      RoleCommands.EngineCommand.class,
+      RoleCommands.WorkerCommand.class,
+      RoleCommands.FrontendCommand.class,
       ExecutionsCommand.class,
       DemoTargetCommand.class,
+      VaultCommand.class,
+      ContractsCommand.class,
+      AgentCommand.class,
+      AuditCommand.class,
+      InvestigateCommand.class,
+      SshCommand.class,
       KeysCommand.class,
     })
 public final class OnceportCommand implements Runnable {

@@ -188,7 +188,7 @@ public final class TemporalExecutionGateway implements ExecutionGateway {
     ExecutionLocation location = locate(executionId);
     try {
       typed(location).reportDelivery(report);
-    } catch (WorkflowServiceException e) {
+    } catch (io.temporal.client.WorkflowException e) {
       // The run already closed: its delivery was settled (or its window passed) before this report.
       LOG.debug("delivery report for {} not recorded: {}", executionId, TemporalConnection.shortReason(e));
     }

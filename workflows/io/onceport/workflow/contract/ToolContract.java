@@ -46,6 +46,11 @@ public record ToolContract(
     if (channel == Channel.SSH && ssh == null) {
       throw new IllegalArgumentException("channel ssh needs an ssh section");
     }
+    if (channel == Channel.HTTP
+        && replay.replayClass() == ReplayClass.STATUS_QUERY
+        && replay.status() == null) {
+      throw new IllegalArgumentException("replay.status is required for class status_query");
+    }
   }
 
   public ReplayClass replayClass() {

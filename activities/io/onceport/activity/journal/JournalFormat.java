@@ -1,0 +1,171 @@
+package io.onceport.activity.journal;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.erdtman.jcs.JsonCanonicalizer;
+
+/**
+ * One journal line: an RFC 8785 (JCS) canonical JSON object with {@code seq} (1-based, the Merkle
+ * leaf index is seq - 1), {@code time}, {@code prev} (hex SHA-256 hash of the previous entry, 64
+ * zeros for the first), {@code key} (the append key), the payload fields, and {@code hash} = hex
+ * SHA-256 of the canonical JSON of the entry without {@code hash}. The Merkle leaf is the line
+ * bytes without the newline. Shared by the writer (which re-checks its file on open) and the
+ * offline verifier so both apply exactly the same rules.
+ */
+final class JournalFormat {
+  static final Set<String> RESERVED = Set.of("seq", "time", "prev", "key", "hash");
+  static final String GENESIS = "0".repeat(64);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private JournalFormat() {}
+
+  /** An encoded entry: its line (no newline) and hash. */
+  record Encoded(long seq, String line, String hash) {}
+
+  static Encoded encode(long seq, String time, String prev, String key, Map<String, Object> payload) {
+    Map<String, Object> m = new TreeMap<>();
+    for (Map.Entry<String, Object> e : payload.entrySet()) {
+      if (RESERVED.contains(e.getKey())) {
+        throw new IllegalArgumentException("Payload field is reserved: " + e.getKey());
+      }
+      m.put(e.getKey(), e.getValue());
+    }
+    m.put("seq", seq);
+    m.put("time", time);
+    m.put("prev", prev);
+    m.put("key", key);
+    String hash = sha256Hex(canonical(m));
+    m.put("hash", hash);
+    return new Encoded(seq, canonical(m), hash);
+  }
+
+  /** A line that broke a rule. The reason is one short sentence for the operator. */
+  static final class BadEntry extends Exception {
+    BadEntry(String reason) {
+      super(reason, null, false, false);
+    }
+  }
+
+  /** A line that passed every check. */
+  record Checked(long seq, String key, String hash, JsonNode entry) {}
+
+  /**
+   * Checks one line (without newline) at the expected position; returns its parsed form or
+   * throws {@link BadEntry} with the first rule it breaks.
+   */
+  static Checked check(byte[] line, long expectedSeq, String expectedPrev) throws BadEntry {
+    String text;
+    try {
+      text = StandardCharsets.UTF_8.newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(ByteBuffer.wrap(line)).toString();
+    } catch (CharacterCodingException e) {
+      throw new BadEntry("not valid UTF-8");
+    }
+    JsonNode node;
+    try {
+      node = JSON.readTree(text);
+    } catch (JsonProcessingException e) {
+      throw new BadEntry("not valid JSON");
+    }
+    if (node == null || !node.isObject()) {
+      throw new BadEntry("not a JSON object");
+    }
+    try {
+      if (!new JsonCanonicalizer(text).getEncodedString().equals(text)) {
+        throw new BadEntry("not in canonical form (RFC 8785)");
+      }
+    } catch (IOException | RuntimeException e) {
+      throw new BadEntry("not valid JSON");
+    }
+    JsonNode obj = node;
+    JsonNode seq = obj.get("seq");
+    JsonNode hash = obj.get("hash");
+    JsonNode prev = obj.get("prev");
+    JsonNode key = obj.get("key");
+    JsonNode time = obj.get("time");
+    if (seq == null || !seq.canConvertToExactIntegral() || hash == null || !hash.isTextual()
+        || prev == null || !prev.isTextual() || key == null || !key.isTextual()
+        || time == null || !time.isTextual()) {
+      throw new BadEntry("missing or mistyped seq, time, prev, key or hash");
+    }
+    String computed = sha256Hex(withoutTopLevelHash(text));
+    if (!computed.equals(hash.asText())) {
+      throw new BadEntry("hash does not match the entry content (entry modified)");
+    }
+    long s = seq.asLong();
+    if (s != expectedSeq) {
+      throw new BadEntry("found seq " + s + " where seq " + expectedSeq
+          + " belongs (entry deleted, inserted, duplicated or reordered)");
+    }
+    if (!prev.asText().equals(expectedPrev)) {
+      throw new BadEntry("prev does not match the hash of the entry before it (chain broken)");
+    }
+    return new Checked(s, key.asText(), computed, obj);
+  }
+
+  /**
+   * The canonical form of the entry without its {@code hash} member. Removing one member of a
+   * canonical object leaves the others sorted and canonical, so this is a text operation; the
+   * scanner skips strings and nested values to find the top-level member.
+   */
+  static String withoutTopLevelHash(String canonical) throws BadEntry {
+    int depth = 0;
+    boolean inString = false;
+    for (int i = 0; i < canonical.length(); i++) {
+      char c = canonical.charAt(i);
+      if (inString) {
+        if (c == '\\') {
+          i++;
+        } else if (c == '"') {
+          inString = false;
+        }
+        continue;
+      }
+      if (c == '"') {
+        char before = canonical.charAt(i - 1);
+        if (depth == 1 && (before == '{' || before == ',') && canonical.startsWith("\"hash\":\"", i)) {
+          int end = canonical.indexOf('"', i + 8) + 1;
+          if (end == 0) {
+            break;
+          }
+          if (canonical.charAt(end) == ',') {
+            return canonical.substring(0, i) + canonical.substring(end + 1);
+          }
+          return before == ','
+              ? canonical.substring(0, i - 1) + canonical.substring(end)
+              : canonical.substring(0, i) + canonical.substring(end);
+        }
+        inString = true;
+      } else if (c == '{' || c == '[') {
+        depth++;
+      } else if (c == '}' || c == ']') {
+        depth--;
+      }
+    }
+    throw new BadEntry("missing or mistyped seq, time, prev, key or hash");
+  }
+
+  static String canonical(Map<String, Object> m) {
+    try {
+      return new JsonCanonicalizer(JSON.writeValueAsString(m)).getEncodedString();
+    } catch (IOException e) {
+      throw new IllegalArgumentException("Payload is not JSON-compatible: " + e.getMessage(), e);
+    }
+  }
+
+  static String sha256Hex(String s) {
+    return HexFormat.of().formatHex(MerkleTree.sha256().digest(s.getBytes(StandardCharsets.UTF_8)));
+  }
+}

@@ -1,0 +1,62 @@
+package io.onceport.frontend.cli;
+
+import io.onceport.frontend.contract.ContractLoadException;
+import io.onceport.frontend.contract.ContractLoader;
+import io.onceport.frontend.contract.ContractSet;
+import io.onceport.workflow.contract.ToolContract;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.Locale;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** {@code onceport contracts ...}: work with tool contract files. */
+@Command(
+    name = "contracts",
+    mixinStandardHelpOptions = true,
+    description = "Work with tool contracts (contracts/*.yaml).",
+    subcommands = {ContractsCommand.Check.class})
+public final class ContractsCommand implements Runnable {
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getOut());
+  }
+
+  /** Lints a contracts directory the way {@code serve} loads it. */
+  @Command(
+      name = "check",
+      mixinStandardHelpOptions = true,
+      description = "Load every contract in DIR and report each tool, or every error (exit 1).")
+  static final class Check implements Runnable {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @CommandLine.Parameters(index = "0", arity = "0..1", defaultValue = "contracts", paramLabel = "DIR",
+        description = "Directory of *.yaml contracts (default: ${DEFAULT-VALUE}).")
+    Path dir;
+
+    @Override
+    public void run() {
+      PrintWriter out = spec.commandLine().getOut();
+      PrintWriter err = spec.commandLine().getErr();
+      ContractSet set;
+      try {
+        set = new ContractLoader().load(dir);
+      } catch (ContractLoadException e) {
+        e.errors().forEach(err::println);
+        err.flush();
+        int n = e.errors().size();
+        throw new CliException(dir + ": " + n + (n == 1 ? " error" : " errors") + ", contracts not loaded");
+      }
+      for (ToolContract c : set.contracts()) {
+        out.println("ok  " + c.tool() + "  " + c.channel().name().toLowerCase(Locale.ROOT) + "  "
+            + c.replayClass().wireName());
+      }
+      for (String w : set.warnings()) {
+        out.println("warning: " + w);
+      }
+      out.flush();
+    }
+  }
+}

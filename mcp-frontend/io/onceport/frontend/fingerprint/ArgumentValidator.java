@@ -1,0 +1,163 @@
+package io.onceport.frontend.fingerprint;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.networknt.schema.Error;
+import com.networknt.schema.Schema;
+import io.onceport.frontend.contract.JsonSchemas;
+import io.onceport.workflow.contract.ToolContract;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Validates tool arguments against the contract's input schema (JSON Schema 2020-12) and returns
+ * them normalized: a copy with every declared {@code default} materialized, at the top level and
+ * inside nested objects whose properties the schema declares. Materializing (rather than omitting)
+ * defaults is what makes {@code {}} and {@code {"region": "us-east-1"}} the same action when
+ * {@code us-east-1} is the default. Defaults behind {@code $ref}, {@code allOf} and the like are
+ * not materialized. Compiled schemas are cached per schema text. Thread-safe.
+ */
+public final class ArgumentValidator {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private final Map<String, Compiled> cache = new ConcurrentHashMap<>();
+
+  private record Compiled(JsonNode schemaV2, Schema schema) {}
+
+  /**
+   * @param arguments the {@code tools/call} arguments; null or missing is treated as {@code {}}
+   * @return the normalized arguments (a new object; the input is not modified)
+   * @throws InvalidArgumentsException naming every invalid field
+   */
+  public ObjectNode validate(ToolContract contract, JsonNode arguments) throws InvalidArgumentsException {
+    if (contract.inputSchema() == null) {
+      throw new IllegalArgumentException("contract " + contract.tool() + " has no input schema");
+    }
+    Compiled c = cache.computeIfAbsent(contract.inputSchema(), ArgumentValidator::compile);
+    if (arguments == null || arguments.isNull() || arguments.isMissingNode()) {
+      arguments = JsonNodeFactory.instance.objectNode();
+    }
+    if (!arguments.isObject()) {
+      throw new InvalidArgumentsException(List.of("arguments: must be an object"));
+    }
+    ObjectNode normalized = ((ObjectNode) arguments).deepCopy();
+    materializeDefaults(c.schemaV2(), normalized);
+    List<Error> errors = c.schema().validate(JsonSchemas.toV3(normalized));
+    if (!errors.isEmpty()) {
+      Set<String> messages = new LinkedHashSet<>();
+      for (Error e : errors) {
+        messages.add(describe(e));
+      }
+      throw new InvalidArgumentsException(new ArrayList<>(messages));
+    }
+    return normalized;
+  }
+
+  private static Compiled compile(String schemaText) {
+    try {
+      JsonNode node = JSON.readTree(schemaText);
+      Schema schema = JsonSchemas.registry().getSchema(JsonSchemas.toV3(node));
+      schema.initializeValidators(); // eagerly, so concurrent first calls do not race on lazy init
+      return new Compiled(node, schema);
+    } catch (IOException e) {
+      throw new UncheckedIOException("input schema is not JSON", e);
+    }
+  }
+
+  private static void materializeDefaults(JsonNode schema, ObjectNode instance) {
+    JsonNode props = schema.path("properties");
+    for (Iterator<Map.Entry<String, JsonNode>> it = props.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> p = it.next();
+      JsonNode value = instance.get(p.getKey());
+      if (value == null && p.getValue().has("default")) {
+        instance.set(p.getKey(), p.getValue().get("default").deepCopy());
+      } else if (value != null && value.isObject() && p.getValue().has("properties")) {
+        materializeDefaults(p.getValue(), (ObjectNode) value);
+      }
+    }
+  }
+
+  /** One error as {@code field: what is wrong}, without the offending value. */
+  private static String describe(Error e) {
+    String field = fieldOf(e);
+    String keyword = e.getKeyword() == null ? "" : e.getKeyword();
+    switch (keyword) {
+      case "required":
+        return join(field, e.getProperty()) + ": required property missing";
+      case "additionalProperties":
+      case "unevaluatedProperties":
+        return join(field, e.getProperty()) + ": unknown property";
+      case "type":
+        return field + ": must be " + typePhrase(e.getSchemaNode());
+      case "enum":
+        return field + ": must be one of " + e.getSchemaNode();
+      case "const":
+        return field + ": must be " + e.getSchemaNode();
+      default:
+        String message = e.getMessage();
+        return field + ": " + (message == null ? keyword + " failed" : message);
+    }
+  }
+
+  private static String fieldOf(Error e) {
+    String dotted = dotted(e.getInstanceLocation());
+    return dotted.isEmpty() ? "arguments" : dotted;
+  }
+
+  private static String join(String field, String property) {
+    if (property == null) {
+      return field;
+    }
+    return field.equals("arguments") ? property : field + "." + property;
+  }
+
+  private static String dotted(com.networknt.schema.path.NodePath path) {
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < path.getNameCount(); i++) {
+      Object el = path.getElement(i);
+      if (el instanceof Integer) {
+        sb.append('[').append(el).append(']');
+      } else {
+        if (sb.length() > 0) {
+          sb.append('.');
+        }
+        sb.append(el);
+      }
+    }
+    return sb.toString();
+  }
+
+  private static String typePhrase(tools.jackson.databind.JsonNode type) {
+    if (type == null) {
+      return "of another type";
+    }
+    List<String> names = new ArrayList<>();
+    if (type.isArray()) {
+      type.forEach(t -> names.add(article(t.asText())));
+    } else {
+      names.add(article(type.asText()));
+    }
+    return String.join(" or ", names);
+  }
+
+  private static String article(String type) {
+    switch (type) {
+      case "integer":
+      case "object":
+      case "array":
+        return "an " + type;
+      case "null":
+        return "null";
+      default:
+        return "a " + type;
+    }
+  }
+}

@@ -1,0 +1,61 @@
+package io.onceport.frontend.gateway;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.onceport.frontend.contract.ContractSet;
+import io.onceport.frontend.fingerprint.ArgumentValidator;
+import io.onceport.frontend.fingerprint.CanonicalActionRecord;
+import io.onceport.frontend.fingerprint.Fingerprinter;
+import io.onceport.frontend.fingerprint.InvalidArgumentsException;
+import io.onceport.frontend.fingerprint.WorkflowIds;
+import io.onceport.workflow.contract.ToolContract;
+import io.onceport.workflow.execution.ExecutionInput;
+import java.util.List;
+
+/**
+ * The product's preparation: contract lookup, JSON Schema validation with defaults materialized,
+ * the canonical action record (JCS) and its keyed fingerprint, and the workflow id — from the
+ * fingerprint, or from the client's intent key when it sent one.
+ */
+public final class ContractCallPreparation implements CallPreparation {
+  private final ContractSet contracts;
+  private final ArgumentValidator validator;
+  private final Fingerprinter fingerprinter;
+
+  public ContractCallPreparation(ContractSet contracts, ArgumentValidator validator, Fingerprinter fingerprinter) {
+    this.contracts = contracts;
+    this.validator = validator;
+    this.fingerprinter = fingerprinter;
+  }
+
+  @Override
+  public List<ToolContract> tools() {
+    return contracts.contracts();
+  }
+
+  @Override
+  public PreparedCall prepare(ToolCall call) {
+    ToolContract contract = contracts.find(call.tool()).orElseThrow(() ->
+        new GatewayException(GatewayException.Kind.UNKNOWN_TOOL, "Unknown tool: " + call.tool()));
+    ObjectNode arguments;
+    try {
+      arguments = validator.validate(contract, call.arguments());
+    } catch (InvalidArgumentsException e) {
+      throw new GatewayException(GatewayException.Kind.INVALID_ARGUMENTS,
+          "Invalid arguments for " + call.tool() + ": " + String.join("; ", e.errors()), e);
+    }
+    CanonicalActionRecord record = fingerprinter.canonicalRecord(contract, call.actor(), arguments, call.runId());
+    String fingerprint = fingerprinter.fingerprint(record);
+    JsonNode tree = record.tree();
+    String scope = call.runId() == null ? "actor:" + call.actor() : "run:" + call.runId();
+    ExecutionInput input = new ExecutionInput(
+        fingerprint, record.canonicalJson(), contract.tool(), call.actor(), scope, call.intentKey(), call.sessionId(),
+        tree.path("target").asText(""), tree.path("method").asText(null), contract, arguments.toString(),
+        Fingerprinter.maskedArguments(contract, arguments));
+    boolean keyed = call.intentKey() != null && !call.intentKey().isBlank();
+    String workflowId = keyed
+        ? fingerprinter.intentKeyWorkflowId(call.actor(), call.intentKey())
+        : WorkflowIds.forFingerprint(fingerprint);
+    return new PreparedCall(workflowId, input, keyed);
+  }
+}

@@ -1,0 +1,213 @@
+package io.onceport.frontend.investigate;
+
+import io.onceport.activity.journal.JournalReader.Record;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * Answers the five duplicate-call questions for one intent (an execution id or a fingerprint) in
+ * order, from activity journal entries alone: the sequence, not the final count. Reads the detail
+ * fields the ToolExecution workflow writes: {@code accepted} (actor, tool), {@code call}
+ * (retry, jsonrpc_id, session, run, intent_key), {@code authorized}/{@code rejected} (rule,
+ * reason), {@code dispatched}, {@code outcome} (outcome, target_status, exit_status, reason),
+ * {@code outcome_unknown}, {@code not_sent}, {@code delivered}/{@code not_delivered} (call, detail).
+ */
+public final class Investigation {
+  /** One answered question: a short key, the question, and the answer in plain language. */
+  public record Answer(String key, String question, String answer) {}
+
+  /** The whole report; {@code sequence} is every matching entry in order. */
+  public record Report(String query, List<String> executionIds, Set<String> fingerprints,
+      List<Record> sequence, List<Answer> answers, String verdict, List<String> warnings) {}
+
+  private Investigation() {}
+
+  public static Report investigate(String query, List<Record> all, List<String> warnings) {
+    Objects.requireNonNull(query, "query == null");
+    List<Record> matching = all.stream()
+        .filter(r -> query.equals(r.executionId()) || query.equals(r.fingerprint()))
+        .sorted(Comparator.comparing((Record r) -> r.at() == null ? r.time() : r.at())
+            .thenComparing(Record::time).thenComparing(Record::journal).thenComparingLong(Record::seq))
+        .toList();
+    List<String> executions = matching.stream().map(Record::executionId).distinct().toList();
+    Set<String> fingerprints = matching.stream().map(Record::fingerprint)
+        .collect(Collectors.toCollection(LinkedHashSet::new));
+    List<Answer> answers = new ArrayList<>();
+    answers.add(new Answer("processes", "Did one agent process or several send the calls?", processes(matching)));
+    String first = executions.isEmpty() ? null : executions.get(0);
+    List<Record> firstExec = of(matching, first);
+    answers.add(new Answer("dispatch", "Did the first call pass authorization and reach dispatch?",
+        dispatch(firstExec)));
+    answers.add(new Answer("target", "Did the target answer (status / exit code)?", target(firstExec)));
+    answers.add(new Answer("delivery", "Did result delivery fail after the target completed?", delivery(firstExec)));
+    answers.add(new Answer("second_call",
+        "Did a second call attach to the first execution, carry an idempotency key, or create a fresh attempt?",
+        secondCall(matching, executions)));
+    return new Report(query, executions, fingerprints, matching, answers, verdict(matching, executions),
+        List.copyOf(warnings));
+  }
+
+  private static List<Record> of(List<Record> rs, String executionId) {
+    return rs.stream().filter(r -> Objects.equals(r.executionId(), executionId)).toList();
+  }
+
+  private static List<Record> with(List<Record> rs, String transition) {
+    return rs.stream().filter(r -> transition.equals(r.transition())).toList();
+  }
+
+  private static String str(Record r, String field) {
+    Object v = r.detail().get(field);
+    return v == null ? null : String.valueOf(v);
+  }
+
+  private static String processes(List<Record> rs) {
+    Set<String> senders = new LinkedHashSet<>();
+    for (Record r : with(rs, "call")) {
+      String session = str(r, "session");
+      String run = str(r, "run");
+      if (session != null || run != null) {
+        senders.add("session " + (session == null ? "?" : session) + (run == null ? "" : " run " + run));
+      }
+    }
+    Set<String> actors = new LinkedHashSet<>();
+    for (Record r : with(rs, "accepted")) {
+      if (str(r, "actor") != null) {
+        actors.add(str(r, "actor"));
+      }
+    }
+    String actorText = actors.isEmpty() ? "" : " (actor " + String.join(", ", actors) + ")";
+    if (senders.isEmpty()) {
+      return "unknown: no call carried a session or run id" + actorText;
+    }
+    if (senders.size() == 1) {
+      return "one agent process: " + senders.iterator().next() + actorText;
+    }
+    return senders.size() + " distinct agent processes: " + String.join("; ", senders) + actorText;
+  }
+
+  private static String dispatch(List<Record> rs) {
+    if (rs.isEmpty()) {
+      return "no entries";
+    }
+    List<Record> rejected = with(rs, "rejected");
+    String auth;
+    if (!rejected.isEmpty()) {
+      Record r = rejected.get(0);
+      return "no: rejected (rule " + str(r, "rule") + (str(r, "reason") == null ? "" : ": " + str(r, "reason"))
+          + "); never dispatched";
+    } else if (!with(rs, "authorized").isEmpty()) {
+      auth = "authorized (rule " + str(with(rs, "authorized").get(0), "rule") + ")";
+    } else if (!with(rs, "awaiting_approval").isEmpty() || !with(rs, "awaiting_session_authorization").isEmpty()) {
+      auth = "waiting for approval";
+    } else {
+      auth = "no authorization recorded";
+    }
+    int dispatches = with(rs, "dispatched").size();
+    int notSent = with(rs, "not_sent").size();
+    String d = dispatches == 0 ? "not dispatched"
+        : dispatches == 1 ? "dispatched once" : "dispatched " + dispatches + " times";
+    return auth + ", " + d + (notSent > 0 ? " (" + notSent + " attempt(s) provably not sent)" : "");
+  }
+
+  private static String target(List<Record> rs) {
+    List<Record> outcomes = with(rs, "outcome");
+    if (!outcomes.isEmpty()) {
+      Record o = outcomes.get(outcomes.size() - 1);
+      String answer = str(o, "target_status") != null ? "HTTP " + str(o, "target_status")
+          : str(o, "exit_status") != null ? "exit status " + str(o, "exit_status") : null;
+      return answer != null ? "yes: " + answer + " (" + str(o, "outcome") + ")"
+          : "no answer: " + str(o, "outcome") + (str(o, "reason") == null ? "" : " (" + str(o, "reason") + ")");
+    }
+    if (!with(rs, "outcome_unknown").isEmpty()) {
+      Record u = with(rs, "outcome_unknown").get(0);
+      String review = with(rs, "review_resolved").isEmpty() ? "" : "; review resolved "
+          + str(with(rs, "review_resolved").get(0), "decision");
+      return "unknown: the request may have reached the target but no answer was observed ("
+          + str(u, "reason") + ")" + review;
+    }
+    return with(rs, "dispatched").isEmpty() ? "not applicable: never dispatched" : "no outcome recorded yet";
+  }
+
+  private static String delivery(List<Record> rs) {
+    List<Record> failed = with(rs, "not_delivered");
+    List<Record> delivered = with(rs, "delivered");
+    boolean completed = with(rs, "outcome").stream().anyMatch(r -> "completed".equals(str(r, "outcome")));
+    if (!failed.isEmpty()) {
+      Record f = failed.get(0);
+      String s = "yes: the result was not delivered to call " + str(f, "call")
+          + (str(f, "detail") == null ? "" : " (" + str(f, "detail") + ")")
+          + (completed ? " after the target completed" : "");
+      return delivered.isEmpty() ? s : s + "; later delivered to call " + str(delivered.get(0), "call");
+    }
+    if (!delivered.isEmpty()) {
+      return "no: delivered to call " + str(delivered.get(0), "call");
+    }
+    return "no delivery recorded";
+  }
+
+  private static String secondCall(List<Record> rs, List<String> executions) {
+    List<String> parts = new ArrayList<>();
+    for (Record c : with(rs, "call")) {
+      if (!"true".equals(str(c, "retry"))) {
+        continue;
+      }
+      parts.add("call " + callName(c) + " attached to " + c.executionId() + " as a retry ("
+          + (str(c, "intent_key") == null ? "no idempotency key" : "idempotency key " + str(c, "intent_key"))
+          + ", execution " + str(c, "state") + ")");
+    }
+    if (executions.size() > 1) {
+      parts.add("fresh attempt: " + executions.size() + " executions for this intent ("
+          + String.join(", ", executions) + ")");
+    }
+    return parts.isEmpty() ? "no second call recorded" : String.join("; ", parts);
+  }
+
+  private static String callName(Record c) {
+    String id = str(c, "jsonrpc_id");
+    return id != null ? id : "#" + c.attempt();
+  }
+
+  private static String verdict(List<Record> rs, List<String> executions) {
+    if (executions.isEmpty()) {
+      return "no journal entries for this intent";
+    }
+    int dispatches = with(rs, "dispatched").size();
+    String dispatchText = dispatches == 0 ? "no dispatch" : dispatches == 1 ? "one dispatch" : dispatches + " dispatches";
+    StringBuilder v = new StringBuilder();
+    if (executions.size() == 1) {
+      v.append("one execution, ").append(dispatchText);
+    } else {
+      Map<String, Set<String>> sessions = new LinkedHashMap<>();
+      for (Record c : with(rs, "call")) {
+        sessions.computeIfAbsent(c.executionId(), k -> new LinkedHashSet<>())
+            .add(String.valueOf(str(c, "session")));
+      }
+      long distinctSessions = sessions.values().stream().flatMap(Set::stream).distinct().count();
+      v.append(executions.size()).append(" executions, ").append(dispatchText)
+          .append(distinctSessions > 1 ? " from " + distinctSessions + " distinct sessions (separate decisions)"
+              : " from one session (fresh attempts)");
+    }
+    List<String> retries = with(rs, "call").stream().filter(c -> "true".equals(str(c, "retry")))
+        .map(Investigation::callName).toList();
+    if (!retries.isEmpty()) {
+      v.append("; call").append(retries.size() > 1 ? "s " : " ").append(String.join(", ", retries))
+          .append(retries.size() > 1 ? " attached as retries" : " attached as a retry");
+    }
+    boolean completed = with(rs, "outcome").stream().anyMatch(r -> "completed".equals(str(r, "outcome")));
+    if (completed && !with(rs, "not_delivered").isEmpty()) {
+      v.append(with(rs, "delivered").isEmpty() ? "; completed, result not delivered"
+          : "; completed, first delivery failed, delivered later");
+    }
+    if (!with(rs, "outcome_unknown").isEmpty() && with(rs, "outcome").isEmpty()) {
+      v.append("; outcome unknown: check the target before retrying");
+    }
+    return v.toString();
+  }
+}

@@ -1,0 +1,49 @@
+package io.onceport.frontend.mcp;
+
+import jakarta.servlet.http.HttpServletRequest;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
+import org.eclipse.jetty.io.EndPoint;
+import org.eclipse.jetty.util.BufferUtil;
+
+/**
+ * Whether the client of the current request is still there, asked just before a final result is
+ * written. Jetty does not read from an HTTP/1.1 connection while a handler runs, so a client that
+ * closed its socket (FIN) is only noticed by reading: we do one non-blocking read on the
+ * connection's end point. {@code -1} (end of stream) or an I/O error (reset) means the client is
+ * gone; {@code 0} means nothing arrived and the connection is open.
+ *
+ * <p>Limits: a client that pipelines its next request on the same connection would have its first
+ * byte consumed by the probe (MCP clients do not pipeline; we log and treat it as present). A
+ * client that closes after the probe but before the write completes looks delivered: the window is
+ * the time of one socket write. A client that half-closes (shuts its output but keeps reading) is
+ * reported not delivered: that errs toward a retry attaching, the safe side.
+ */
+final class ClientConnection {
+  private ClientConnection() {}
+
+  /** True when the client has closed or reset the connection of {@code request}. */
+  static boolean isGone(HttpServletRequest request) {
+    EndPoint endPoint;
+    try {
+      ServletContextRequest core = ServletContextRequest.getServletContextRequest(request);
+      endPoint = core.getConnectionMetaData().getConnection().getEndPoint();
+    } catch (RuntimeException e) {
+      return false; // not a Jetty connection we can probe: rely on the write itself
+    }
+    if (!endPoint.isOpen() || endPoint.isInputShutdown()) {
+      return true;
+    }
+    if (!(endPoint instanceof org.eclipse.jetty.io.SocketChannelEndPoint)) {
+      return false;
+    }
+    ByteBuffer probe = BufferUtil.allocate(1);
+    try {
+      int n = endPoint.fill(probe);
+      return n < 0;
+    } catch (IOException e) {
+      return true;
+    }
+  }
+}

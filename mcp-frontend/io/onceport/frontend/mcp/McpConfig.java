@@ -1,0 +1,240 @@
+package io.onceport.frontend.mcp;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Configuration of the MCP endpoint. Built with {@link #newBuilder()}; setters fail fast with the
+ * exact problem. The session key signs session ids so that any front end process holding the same
+ * key accepts any session (sessions are not kept in front-end memory).
+ */
+public final class McpConfig {
+  private final String listenHost;
+  private final int listenPort;
+  private final byte[] sessionKey;
+  private final boolean allowAnonymous;
+  private final List<String> allowedOrigins;
+  private final boolean allowLoopbackOrigins;
+  private final List<String> allowedHosts;
+  private final Duration callWait;
+  private final Duration sessionTtl;
+  private final Duration sseRetry;
+  private final boolean sseToolCalls;
+  private final Duration taskResultWait;
+  private final Duration taskTtl;
+  private final String serverName;
+  private final String serverVersion;
+  private final SessionRevocations sessionRevocations;
+  private final Clock clock;
+
+  private McpConfig(Builder b) {
+    this.listenHost = b.listenHost;
+    this.listenPort = b.listenPort;
+    this.sessionKey = b.sessionKey.clone();
+    this.allowAnonymous = b.allowAnonymous;
+    this.allowedOrigins = List.copyOf(b.allowedOrigins);
+    this.allowLoopbackOrigins = b.allowLoopbackOrigins;
+    this.allowedHosts = List.copyOf(b.allowedHosts);
+    this.callWait = b.callWait;
+    this.sessionTtl = b.sessionTtl;
+    this.sseRetry = b.sseRetry;
+    this.sseToolCalls = b.sseToolCalls;
+    this.taskResultWait = b.taskResultWait;
+    this.taskTtl = b.taskTtl;
+    this.serverName = b.serverName;
+    this.serverVersion = b.serverVersion;
+    this.sessionRevocations = b.sessionRevocations == null ? new InMemorySessionRevocations() : b.sessionRevocations;
+    this.clock = b.clock;
+  }
+
+  public static Builder newBuilder() {
+    return new Builder();
+  }
+
+  public String listenHost() { return listenHost; }
+  public int listenPort() { return listenPort; }
+  byte[] sessionKey() { return sessionKey.clone(); }
+  public boolean allowAnonymous() { return allowAnonymous; }
+  public List<String> allowedOrigins() { return allowedOrigins; }
+  public boolean allowLoopbackOrigins() { return allowLoopbackOrigins; }
+  public List<String> allowedHosts() { return allowedHosts; }
+  public Duration callWait() { return callWait; }
+  public Duration sessionTtl() { return sessionTtl; }
+  public Duration sseRetry() { return sseRetry; }
+  public boolean sseToolCalls() { return sseToolCalls; }
+  public Duration taskResultWait() { return taskResultWait; }
+  public Duration taskTtl() { return taskTtl; }
+  public String serverName() { return serverName; }
+  public String serverVersion() { return serverVersion; }
+  public SessionRevocations sessionRevocations() { return sessionRevocations; }
+  public Clock clock() { return clock; }
+
+  public static final class Builder {
+    private String listenHost = "127.0.0.1";
+    private int listenPort = 8765;
+    private byte[] sessionKey;
+    private boolean allowAnonymous;
+    private List<String> allowedOrigins = List.of();
+    private boolean allowLoopbackOrigins = true;
+    private List<String> allowedHosts = List.of();
+    private Duration callWait = Duration.ofSeconds(30);
+    private Duration sessionTtl = Duration.ofHours(24);
+    private Duration sseRetry = Duration.ofSeconds(1);
+    private boolean sseToolCalls = true;
+    private Duration taskResultWait = Duration.ofMinutes(5);
+    private Duration taskTtl = Duration.ofHours(1);
+    private String serverName = "onceport";
+    private String serverVersion = "dev";
+    private SessionRevocations sessionRevocations;
+    private Clock clock = Clock.systemUTC();
+
+    private Builder() {}
+
+    /** Host to bind; default 127.0.0.1. */
+    public Builder listenHost(String host) {
+      Objects.requireNonNull(host, "host == null");
+      if (host.isBlank()) {
+        throw new IllegalArgumentException("Invalid listen host: empty");
+      }
+      this.listenHost = host;
+      return this;
+    }
+
+    /** Port to bind; default 8765, 0 picks a free port (see {@link McpServer#port()}). */
+    public Builder listenPort(int port) {
+      if (port < 0 || port > 65535) {
+        throw new IllegalArgumentException("Invalid listen port: " + port);
+      }
+      this.listenPort = port;
+      return this;
+    }
+
+    /** HMAC-SHA256 key signing session ids: exactly 32 bytes, the same on every front end. */
+    public Builder sessionKey(byte[] key) {
+      Objects.requireNonNull(key, "key == null");
+      if (key.length != 32) {
+        throw new IllegalArgumentException("Invalid session key: " + key.length + " bytes (expected 32)");
+      }
+      this.sessionKey = key.clone();
+      return this;
+    }
+
+    /** Requests without a bearer token act as {@code anonymous}; refused unless bound to loopback. */
+    public Builder allowAnonymous(boolean allow) {
+      this.allowAnonymous = allow;
+      return this;
+    }
+
+    /** Exact origins (scheme://host[:port]) allowed in addition to loopback ones. */
+    public Builder allowedOrigins(List<String> origins) {
+      Objects.requireNonNull(origins, "origins == null");
+      for (String o : origins) {
+        if (o == null || !o.matches("https?://[^/\\s]+")) {
+          throw new IllegalArgumentException("Invalid origin: " + o + " (expected scheme://host[:port])");
+        }
+      }
+      this.allowedOrigins = List.copyOf(origins);
+      return this;
+    }
+
+    /** Whether http(s)://localhost, 127.0.0.1 and [::1] on any port are allowed; default true. */
+    public Builder allowLoopbackOrigins(boolean allow) {
+      this.allowLoopbackOrigins = allow;
+      return this;
+    }
+
+    /**
+     * Host names (without port) accepted in the {@code Host} header, against DNS rebinding. Empty
+     * (default): when listening on loopback only localhost, 127.0.0.1 and [::1] are accepted; on
+     * other addresses any host is.
+     */
+    public Builder allowedHosts(List<String> hosts) {
+      Objects.requireNonNull(hosts, "hosts == null");
+      for (String h : hosts) {
+        if (h == null || h.isBlank() || h.contains("/")) {
+          throw new IllegalArgumentException("Invalid host: " + h);
+        }
+      }
+      this.allowedHosts = hosts.stream().map(h -> h.toLowerCase(java.util.Locale.ROOT)).toList();
+      return this;
+    }
+
+    /** How long a {@code tools/call} waits for a settled outcome before answering "pending". */
+    public Builder callWait(Duration wait) {
+      this.callWait = positiveOrZero(wait, "call wait");
+      return this;
+    }
+
+    /** How long a session id stays valid after {@code initialize}; default 24h. */
+    public Builder sessionTtl(Duration ttl) {
+      this.sessionTtl = positive(ttl, "session ttl");
+      return this;
+    }
+
+    /** The SSE {@code retry:} hint sent with the priming event; default 1s. */
+    public Builder sseRetry(Duration retry) {
+      this.sseRetry = positive(retry, "sse retry");
+      return this;
+    }
+
+    /** Answer {@code tools/call} with an SSE stream when the client accepts one; default true. */
+    public Builder sseToolCalls(boolean sse) {
+      this.sseToolCalls = sse;
+      return this;
+    }
+
+    /** Upper bound for one blocking {@code tasks/result}; default 5 minutes. */
+    public Builder taskResultWait(Duration wait) {
+      this.taskResultWait = positive(wait, "task result wait");
+      return this;
+    }
+
+    /** The {@code ttl} advertised on tasks; default 1 hour. */
+    public Builder taskTtl(Duration ttl) {
+      this.taskTtl = positive(ttl, "task ttl");
+      return this;
+    }
+
+    public Builder serverInfo(String name, String version) {
+      this.serverName = Objects.requireNonNull(name, "name == null");
+      this.serverVersion = Objects.requireNonNull(version, "version == null");
+      return this;
+    }
+
+    /** Where ended sessions are remembered; default: this process only (see docs/mcp.md). */
+    public Builder sessionRevocations(SessionRevocations revocations) {
+      this.sessionRevocations = Objects.requireNonNull(revocations, "revocations == null");
+      return this;
+    }
+
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock == null");
+      return this;
+    }
+
+    public McpConfig build() {
+      if (sessionKey == null) {
+        throw new IllegalStateException("sessionKey is required (32 bytes)");
+      }
+      return new McpConfig(this);
+    }
+
+    private static Duration positive(Duration d, String what) {
+      Objects.requireNonNull(d, what + " == null");
+      if (d.isZero() || d.isNegative()) {
+        throw new IllegalArgumentException("Invalid " + what + ": " + d);
+      }
+      return d;
+    }
+
+    private static Duration positiveOrZero(Duration d, String what) {
+      Objects.requireNonNull(d, what + " == null");
+      if (d.isNegative()) {
+        throw new IllegalArgumentException("Invalid " + what + ": " + d);
+      }
+      return d;
+    }
+  }
+}

@@ -1,0 +1,98 @@
+package io.onceport.frontend.mcp;
+
+import io.javalin.Javalin;
+import io.onceport.frontend.auth.Authenticator;
+import io.onceport.frontend.gateway.ExecutionGateway;
+import java.net.BindException;
+import java.net.InetAddress;
+import java.util.Objects;
+import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.ServerConnector;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The MCP endpoint {@code /mcp} (Streamable HTTP: POST, GET, DELETE) on Javalin. Holds no
+ * execution state: sessions are signed tokens and every answer comes from the gateway, so any
+ * number of these can serve the same clients, and a restart loses nothing but streams in flight
+ * (which clients resume with {@code Last-Event-ID}).
+ */
+public final class McpServer {
+  private final McpConfig config;
+  private final Javalin app;
+  private boolean started;
+
+  public McpServer(McpConfig config, ExecutionGateway gateway, Authenticator authenticator) {
+    this.config = Objects.requireNonNull(config, "config == null");
+    Objects.requireNonNull(gateway, "gateway == null");
+    Objects.requireNonNull(authenticator, "authenticator == null");
+    if (config.allowAnonymous() && !isLoopback(config.listenHost())) {
+      throw new IllegalArgumentException("anonymous access is only permitted on a loopback address, not "
+          + config.listenHost());
+    }
+    McpController mcp = new McpController(config, gateway, new Transport(config, authenticator));
+    this.app = Javalin.create(cfg -> {
+      cfg.startup.showJavalinBanner = false;
+      cfg.startup.showOldJavalinVersionWarning = false;
+      cfg.http.maxRequestSize = 4L * 1024 * 1024;
+      cfg.jetty.host = config.listenHost();
+      cfg.jetty.port = config.listenPort();
+      cfg.routes.post("/mcp", mcp::post);
+      cfg.routes.get("/mcp", mcp::get);
+      cfg.routes.delete("/mcp", mcp::delete);
+      cfg.routes.exception(McpException.class, (e, ctx) -> {
+        ctx.status(e.httpStatus);
+        ctx.contentType("application/json");
+        ctx.result(Json.text(Json.error(e.id, e.code, e.getMessage(), e.data)));
+      });
+    });
+  }
+
+  static boolean isLoopback(String host) {
+    try {
+      return InetAddress.getByName(host).isLoopbackAddress();
+    } catch (Exception e) {
+      return false;
+    }
+  }
+
+  /** Binds {@code listenHost:listenPort}; a busy port is a one-line {@link IllegalStateException}. */
+  public McpServer start() {
+    try {
+      app.start();
+    } catch (RuntimeException e) {
+      for (Throwable t = e; t != null; t = t.getCause()) {
+        if (t instanceof BindException || t.getClass().getSimpleName().equals("JavalinBindException")) {
+          throw new IllegalStateException("cannot listen on " + config.listenHost() + ":" + config.listenPort()
+              + ": address already in use", e);
+        }
+      }
+      throw new IllegalStateException("cannot listen on " + config.listenHost() + ":" + config.listenPort()
+          + ": " + e.getMessage(), e);
+    }
+    // A tools/call or tasks/result may legitimately be silent for its whole wait; the idle timeout must not cut it.
+    long idle = Math.max(config.callWait().toMillis(), config.taskResultWait().toMillis()) + 30_000;
+    for (Connector c : app.jettyServer().server().getConnectors()) {
+      if (c instanceof ServerConnector sc) {
+        sc.setIdleTimeout(idle);
+      }
+    }
+    started = true;
+    if (config.allowAnonymous()) {
+      LoggerFactory.getLogger(McpServer.class).warn(
+          "anonymous access is on: requests without a bearer token act as 'anonymous' (loopback only)");
+    }
+    return this;
+  }
+
+  /** The bound port (useful with port 0). */
+  public int port() {
+    return app.port();
+  }
+
+  public void stop() {
+    if (started) {
+      app.stop();
+      started = false;
+    }
+  }
+}

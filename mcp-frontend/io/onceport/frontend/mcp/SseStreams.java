@@ -1,0 +1,166 @@
+package io.onceport.frontend.mcp;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.javalin.http.Context;
+import io.onceport.frontend.gateway.CallResult;
+import io.onceport.frontend.gateway.ExecutionGateway;
+import io.onceport.workflow.contract.ToolContract;
+import io.onceport.workflow.execution.ExecutionRecord;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * SSE responses for {@code tools/call} and their resumption. The stream follows the durable record
+ * (priming event, a progress notification per record version when asked for, then the result), so
+ * a {@code GET} with {@code Last-Event-ID} on any front end rebuilds what a broken stream missed.
+ * A client that goes away is never taken as cancellation: the execution goes on and a retry or a
+ * resumption gets its result.
+ */
+final class SseStreams {
+  private static final long POLL_NANOS = Duration.ofSeconds(2).toNanos();
+  private final McpConfig config;
+  private final ExecutionGateway gateway;
+  private final ResponseWriter writer;
+
+  SseStreams(McpConfig config, ExecutionGateway gateway, ResponseWriter writer) {
+    this.config = config;
+    this.gateway = gateway;
+    this.writer = writer;
+  }
+
+  /** Answers a call that already attached (wait 0): priming, progress, result. */
+  void toolCall(Exchange ex, CallResult cr, ToolContract contract, JsonNode progressToken) {
+    ExecutionRecord rec = cr.record();
+    EventIds ids = new EventIds(rec.executionId(), null, cr.callId(), ex.id(), progressToken);
+    Context ctx = ex.ctx();
+    open(ctx);
+    boolean withIds = !ex.modern();
+    try {
+      if (withIds) {
+        write(ctx, "id: " + ids.id(Long.toString(rec.version())) + "\nretry: " + config.sseRetry().toMillis()
+            + "\ndata: \n\n");
+      }
+    } catch (IOException e) {
+      return; // gone before anything happened; the execution goes on
+    }
+    follow(ctx, ex.modern(), ids, rec, cr.attached(), contract, ex.protocolVersion(), withIds);
+  }
+
+  /** Resumes a stream after {@code Last-Event-ID}. */
+  void resume(Context ctx, Session session, EventIds ids, ExecutionRecord rec) {
+    open(ctx);
+    if (ids.resultSent()) {
+      return; // the client has everything this stream carried
+    }
+    ExecutionRecord start = rec;
+    follow(ctx, false, ids, start, false, contract(rec.tool()), session.protocolVersion(), true, ids.version());
+  }
+
+  private void follow(Context ctx, boolean modern, EventIds ids, ExecutionRecord rec, boolean attached,
+      ToolContract contract, String version, boolean withIds) {
+    follow(ctx, modern, ids, rec, attached, contract, version, withIds, rec.version());
+  }
+
+  private void follow(Context ctx, boolean modern, EventIds ids, ExecutionRecord rec, boolean attached,
+      ToolContract contract, String version, boolean withIds, long lastSent) {
+    long deadline = System.nanoTime() + config.callWait().toNanos();
+    boolean progress = ids.progressToken() != null && !ids.progressToken().isNull();
+    boolean gone = false;
+    try {
+      if (progress && rec.version() > lastSent && !rec.isSettled()) {
+        progressEvent(ctx, ids, rec, withIds);
+        lastSent = rec.version();
+      }
+      while (!rec.isSettled()) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          break;
+        }
+        ExecutionRecord next = gateway.awaitChange(rec.executionId(), rec.version(), Duration.ofNanos(Math.min(left, POLL_NANOS)));
+        // Not cancellation: the execution goes on; we keep following it so that a result settling
+        // within the wait is recorded as not delivered, and a retry or a GET resumes it.
+        gone = gone || ClientConnection.isGone(ctx.req());
+        if (next.version() > rec.version()) {
+          rec = next;
+          if (!gone && progress && !rec.isSettled() && rec.version() > lastSent) {
+            progressEvent(ctx, ids, rec, withIds);
+            lastSent = rec.version();
+          }
+        }
+      }
+    } catch (IOException e) {
+      gone = true;
+    } catch (RuntimeException e) {
+      return; // the execution layer failed mid-stream: end the stream, the client resumes or retries
+    }
+    if (gone && !rec.isSettled()) {
+      return;
+    }
+    if (!rec.isSettled() && Protocol.V2025_11_25.equals(version) && withIds) {
+      return; // polling: the client reconnects with Last-Event-ID after the retry interval
+    }
+    ObjectNode result = ToolResults.callResult(rec, attached, contract);
+    JsonNode msg;
+    if (modern) {
+      result.put("resultType", "complete");
+      result.with("_meta").set(Protocol.META_SERVER_INFO,
+          Json.object().put("name", config.serverName()).put("version", config.serverVersion()));
+    }
+    msg = Json.response(ids.rpcId(), result);
+    List<ResponseWriter.Pending> d = ToolResults.carriesFinalResult(rec)
+        ? List.of(new ResponseWriter.Pending(rec.executionId(), ids.callId())) : List.of();
+    if (!d.isEmpty() && (gone || ClientConnection.isGone(ctx.req()))) {
+      writer.report(d, false, "client disconnected before the result event was written");
+      return;
+    }
+    try {
+      write(ctx, (withIds ? "id: " + ids.id(EventIds.RESULT) + "\n" : "") + "data: " + Json.text(msg) + "\n\n");
+    } catch (IOException e) {
+      writer.report(d, false, "write failed: " + e.getClass().getSimpleName());
+      return;
+    }
+    writer.report(d, true, "");
+  }
+
+  private void progressEvent(Context ctx, EventIds ids, ExecutionRecord rec, boolean withIds) throws IOException {
+    ObjectNode n = Json.object();
+    n.put("jsonrpc", "2.0");
+    n.put("method", "notifications/progress");
+    ObjectNode p = n.putObject("params");
+    p.set("progressToken", ids.progressToken());
+    p.put("progress", rec.version());
+    p.put("message", ToolResults.message(rec));
+    write(ctx, (withIds ? "id: " + ids.id(Long.toString(rec.version())) + "\n" : "") + "data: " + Json.text(n) + "\n\n");
+  }
+
+  private ToolContract contract(String tool) {
+    for (ToolContract c : gateway.tools()) {
+      if (c.tool().equals(tool)) {
+        return c;
+      }
+    }
+    return null;
+  }
+
+  private static void open(Context ctx) {
+    ctx.status(200);
+    ctx.res().setContentType("text/event-stream");
+    ctx.res().setCharacterEncoding("UTF-8");
+    ctx.res().setHeader("Cache-Control", "no-cache");
+    ctx.res().setHeader("X-Accel-Buffering", "no");
+  }
+
+  private static void write(Context ctx, String event) throws IOException {
+    try {
+      OutputStream out = ctx.res().getOutputStream();
+      out.write(event.getBytes(StandardCharsets.UTF_8));
+      out.flush();
+    } catch (RuntimeException e) {
+      throw new IOException(e);
+    }
+  }
+}

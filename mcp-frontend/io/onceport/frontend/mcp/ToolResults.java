@@ -1,0 +1,202 @@
+package io.onceport.frontend.mcp;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.onceport.workflow.contract.ReplayClass;
+import io.onceport.workflow.contract.ToolContract;
+import io.onceport.workflow.execution.ExecutionRecord;
+import io.onceport.workflow.execution.ExecutionState;
+import io.onceport.workflow.execution.Outcome;
+
+/**
+ * How execution records and contracts look on the wire: tool descriptors, {@code tools/call}
+ * results and task objects. Every answer tells the truth about the execution: a result that is not
+ * known yet is never reported as a failure.
+ */
+final class ToolResults {
+  static final String STATUS_TOOL = "onceport_execution_status";
+
+  private ToolResults() {}
+
+  static ObjectNode descriptor(ToolContract c) {
+    ObjectNode t = Json.object();
+    t.put("name", c.tool());
+    t.put("description", c.description());
+    JsonNode input = Json.parse(c.inputSchema());
+    t.set("inputSchema", input == null ? Json.object().put("type", "object") : input);
+    if (c.outputSchema() != null) {
+      t.set("outputSchema", Json.parse(c.outputSchema()));
+    }
+    ObjectNode a = t.putObject("annotations");
+    ReplayClass rc = c.replayClass();
+    a.put("readOnlyHint", rc == ReplayClass.READ_ONLY);
+    if (rc != ReplayClass.READ_ONLY) {
+      a.put("destructiveHint", rc == ReplayClass.STATUS_QUERY || rc == ReplayClass.IRREVERSIBLE);
+      a.put("idempotentHint", rc == ReplayClass.IDEMPOTENCY_KEY);
+    }
+    a.put("openWorldHint", true);
+    t.putObject("execution").put("taskSupport", "optional");
+    return t;
+  }
+
+  static ObjectNode statusToolDescriptor() {
+    ObjectNode t = Json.object();
+    t.put("name", STATUS_TOOL);
+    t.put("description", "Where one of your executions stands (state, outcome, delivery, target status), "
+        + "by its execution_id. Read-only: asking never dispatches anything.");
+    ObjectNode s = t.putObject("inputSchema");
+    s.put("type", "object");
+    s.putObject("properties").putObject("execution_id").put("type", "string")
+        .put("description", "The act_... id from an earlier tools/call result");
+    s.putArray("required").add("execution_id");
+    s.put("additionalProperties", false);
+    ObjectNode a = t.putObject("annotations");
+    a.put("readOnlyHint", true);
+    a.put("openWorldHint", false);
+    t.putObject("execution").put("taskSupport", "forbidden");
+    return t;
+  }
+
+  /** True when a response carrying this record carries the final result (delivery is reported). */
+  static boolean carriesFinalResult(ExecutionRecord r) {
+    return r.state() == ExecutionState.COMPLETED || r.state() == ExecutionState.FAILED
+        || r.state() == ExecutionState.REJECTED;
+  }
+
+  /** The execution summary used as structuredContent and in {@code _meta}. */
+  static ObjectNode summary(ExecutionRecord r, boolean attached) {
+    ObjectNode s = Json.object();
+    s.put("execution_id", r.executionId());
+    s.put("state", r.state().wireName());
+    s.put("outcome", r.outcome().wireName());
+    s.put("delivery", r.delivery().wireName());
+    if (r.targetStatus() == null) {
+      s.putNull("target_status");
+    } else {
+      s.put("target_status", r.targetStatus());
+    }
+    if (r.exitStatus() == null) {
+      s.putNull("exit_status");
+    } else {
+      s.put("exit_status", r.exitStatus());
+    }
+    s.put("result_reference", r.resultReference());
+    s.put("attached", attached);
+    s.put("message", message(r));
+    return s;
+  }
+
+  /** The {@code CallToolResult} for a record, as {@code tools/call} and {@code tasks/result} give it. */
+  static ObjectNode callResult(ExecutionRecord r, boolean attached, ToolContract contract) {
+    ObjectNode res = Json.object();
+    ArrayNode content = res.putArray("content");
+    String body = r.result() == null ? "" : r.result().body();
+    String text = switch (r.state()) {
+      case COMPLETED, FAILED -> body.isEmpty() ? message(r) : body;
+      default -> message(r);
+    };
+    content.addObject().put("type", "text").put("text", text);
+    ObjectNode summary = summary(r, attached);
+    JsonNode structured = summary;
+    if (contract != null && contract.outputSchema() != null) {
+      // The contract promises its own shape: structuredContent is the target's JSON body.
+      structured = r.state() == ExecutionState.COMPLETED ? parseOrNull(body) : null;
+    }
+    if (structured != null) {
+      res.set("structuredContent", structured);
+    }
+    res.put("isError", isError(r));
+    res.putObject("_meta").set("onceport/execution", summary);
+    return res;
+  }
+
+  static boolean isError(ExecutionRecord r) {
+    return r.state() == ExecutionState.FAILED || r.state() == ExecutionState.REJECTED
+        || r.state() == ExecutionState.CANCELLED;
+  }
+
+  /** A refusal before anything executed (invalid arguments, intent key reuse), as a tool result. */
+  static ObjectNode refusal(String message) {
+    ObjectNode res = Json.object();
+    res.putArray("content").addObject().put("type", "text").put("text", message);
+    res.put("isError", true);
+    return res;
+  }
+
+  /** One plain sentence on the record, safe to show the agent. */
+  static String message(ExecutionRecord r) {
+    String id = r.executionId();
+    String extra = r.message() == null || r.message().isBlank() ? "" : " (" + r.message() + ")";
+    return switch (r.state()) {
+      case ACCEPTED, AUTHORIZED -> "execution " + id + " is " + r.state().wireName()
+          + ", outcome pending; call " + STATUS_TOOL + " with this execution_id" + extra;
+      case AWAITING_APPROVAL -> "execution " + id + " is waiting for operator approval, nothing was sent yet; call "
+          + STATUS_TOOL + " with this execution_id" + extra;
+      case AWAITING_SESSION_AUTHORIZATION -> "execution " + id
+          + " is waiting for an operator to authorize this agent session, nothing was sent yet; call "
+          + STATUS_TOOL + " with this execution_id" + extra;
+      case DISPATCHED -> "execution " + id + " is dispatched, outcome pending; call " + STATUS_TOOL
+          + " with this execution_id" + extra;
+      case VERIFYING -> "execution " + id + " is dispatched, outcome unknown, the target's status is being queried;"
+          + " do not retry with a new intent; call " + STATUS_TOOL + " with this execution_id" + extra;
+      case NEEDS_REVIEW -> "execution " + id + ": outcome unknown, waiting for operator review; do not retry"
+          + " (a retry attaches to this execution and is not sent again)" + extra;
+      case COMPLETED -> "execution " + id + " completed" + status(r) + extra;
+      case FAILED -> "execution " + id + " failed" + status(r) + extra;
+      case REJECTED -> "execution " + id + " was rejected, nothing was sent" + extra;
+      case CANCELLED -> "execution " + id + " was cancelled before dispatch, nothing was sent" + extra;
+      case EXPIRED -> "execution " + id + " expired with outcome " + r.outcome().wireName()
+          + (r.outcome() == Outcome.UNKNOWN ? "; it may have taken effect, ask an operator before retrying" : "")
+          + extra;
+    };
+  }
+
+  private static String status(ExecutionRecord r) {
+    if (r.targetStatus() != null) {
+      return " with target status " + r.targetStatus();
+    }
+    if (r.exitStatus() != null) {
+      return " with exit status " + r.exitStatus();
+    }
+    return "";
+  }
+
+  /** The 2025-11-25 task object for an execution (taskId = execution id). */
+  static ObjectNode task(ExecutionRecord r, long ttlMillis, long pollMillis) {
+    ObjectNode t = Json.object();
+    t.put("taskId", r.executionId());
+    t.put("status", taskStatus(r));
+    t.put("statusMessage", message(r));
+    t.put("createdAt", r.acceptedAt() == null ? "" : r.acceptedAt());
+    String last = r.transitions().isEmpty() ? r.acceptedAt() : r.transitions().get(r.transitions().size() - 1).at();
+    t.put("lastUpdatedAt", last == null ? "" : last);
+    t.put("ttl", ttlMillis);
+    t.put("pollInterval", pollMillis);
+    return t;
+  }
+
+  /**
+   * Task status of a record. An unknown outcome waiting on review is {@code working}, never
+   * {@code failed}: the action may have happened. Only an operator's answer changes that.
+   */
+  static String taskStatus(ExecutionRecord r) {
+    return switch (r.state()) {
+      case AWAITING_APPROVAL, AWAITING_SESSION_AUTHORIZATION -> "input_required";
+      case COMPLETED -> "completed";
+      case FAILED, REJECTED -> "failed";
+      case CANCELLED -> "cancelled";
+      case EXPIRED -> r.outcome() == Outcome.NOT_EXECUTED ? "cancelled" : "failed";
+      default -> "working";
+    };
+  }
+
+  private static JsonNode parseOrNull(String body) {
+    try {
+      JsonNode n = Json.MAPPER.readTree(body);
+      return n != null && n.isObject() ? n : null;
+    } catch (Exception e) {
+      return null;
+    }
+  }
+}

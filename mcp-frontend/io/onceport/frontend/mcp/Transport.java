@@ -1,0 +1,155 @@
+package io.onceport.frontend.mcp;
+
+import io.javalin.http.Context;
+import io.onceport.frontend.auth.Authenticator;
+import java.net.URI;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * HTTP-level checks every request passes before any JSON-RPC is read: Origin (DNS rebinding),
+ * bearer authentication, and Accept. Refusals are {@link McpException}s with the HTTP status.
+ */
+final class Transport {
+  static final String ANONYMOUS = "anonymous";
+  private final McpConfig config;
+  private final Authenticator authenticator;
+
+  Transport(McpConfig config, Authenticator authenticator) {
+    this.config = config;
+    this.authenticator = authenticator;
+  }
+
+  /** Host (DNS rebinding) and Origin checks: HTTP 403 when either names a site we do not serve. */
+  void checkOrigin(Context ctx) {
+    checkHost(ctx);
+    String origin = ctx.header("Origin");
+    if (origin == null) {
+      return;
+    }
+    if (config.allowedOrigins().contains(origin) || (config.allowLoopbackOrigins() && isLoopbackOrigin(origin))) {
+      return;
+    }
+    throw McpException.http(403, McpException.TRANSPORT, "Forbidden: origin " + origin + " is not allowed", null);
+  }
+
+  private void checkHost(Context ctx) {
+    List<String> allowed = config.allowedHosts();
+    if (allowed.isEmpty()) {
+      if (!McpServer.isLoopback(config.listenHost())) {
+        return;
+      }
+      allowed = LOOPBACK_HOSTS;
+    }
+    String host = hostName(ctx.header("Host"));
+    if (host == null || !allowed.contains(host)) {
+      throw McpException.http(403, McpException.TRANSPORT, "Forbidden: host " + ctx.header("Host") + " is not allowed", null);
+    }
+  }
+
+  private static final List<String> LOOPBACK_HOSTS = List.of("localhost", "127.0.0.1", "[::1]");
+
+  /** The host part of a Host header, lower case, IPv6 kept in brackets; null when malformed. */
+  static String hostName(String header) {
+    if (header == null || header.isBlank()) {
+      return null;
+    }
+    String h = header.trim().toLowerCase(Locale.ROOT);
+    if (h.startsWith("[")) {
+      int end = h.indexOf(']');
+      return end < 0 ? null : h.substring(0, end + 1);
+    }
+    int colon = h.indexOf(':');
+    return colon < 0 ? h : h.substring(0, colon);
+  }
+
+  static boolean isLoopbackOrigin(String origin) {
+    try {
+      URI u = new URI(origin);
+      String scheme = u.getScheme() == null ? "" : u.getScheme().toLowerCase(Locale.ROOT);
+      String host = u.getHost() == null ? "" : u.getHost().toLowerCase(Locale.ROOT);
+      if (!scheme.equals("http") && !scheme.equals("https")) {
+        return false;
+      }
+      if (u.getRawPath() != null && !u.getRawPath().isEmpty()) {
+        return false;
+      }
+      return host.equals("localhost") || host.equals("127.0.0.1") || host.equals("[::1]");
+    } catch (Exception e) {
+      return false;
+    }
+  }
+
+  /** The authenticated actor, or 401 with {@code WWW-Authenticate: Bearer}. */
+  String authenticate(Context ctx) {
+    String h = ctx.header("Authorization");
+    if (h == null || h.isBlank()) {
+      if (config.allowAnonymous()) {
+        return ANONYMOUS;
+      }
+      throw unauthorized(ctx, "Unauthorized: an Authorization: Bearer token is required");
+    }
+    if (!h.regionMatches(true, 0, "Bearer ", 0, 7) || h.substring(7).isBlank()) {
+      throw unauthorized(ctx, "Unauthorized: the Authorization header must be 'Bearer <token>'");
+    }
+    Optional<String> actor = authenticator.actorFor(h.substring(7).trim());
+    if (actor.isEmpty()) {
+      throw unauthorized(ctx, "Unauthorized: unknown or revoked token");
+    }
+    return actor.get();
+  }
+
+  private static McpException unauthorized(Context ctx, String message) {
+    ctx.header("WWW-Authenticate", "Bearer");
+    return McpException.http(401, McpException.TRANSPORT, message, null);
+  }
+
+  /** What the client's Accept header allows. A missing header accepts anything. */
+  record Accepts(boolean json, boolean sse, double jsonQ, double sseQ, boolean sseNamed) {
+    /** SSE only when the client names text/event-stream and does not rank JSON higher. */
+    boolean prefersSse() {
+      return sseNamed && sse && (!json || sseQ >= jsonQ);
+    }
+  }
+
+  static Accepts accepts(Context ctx) {
+    String h = ctx.header("Accept");
+    if (h == null || h.isBlank()) {
+      return new Accepts(true, true, 1, 1, false);
+    }
+    double json = 0;
+    double sse = 0;
+    boolean named = false;
+    for (String part : h.split(",")) {
+      String[] p = part.trim().split(";");
+      String type = p[0].trim().toLowerCase(Locale.ROOT);
+      double q = 1;
+      for (int i = 1; i < p.length; i++) {
+        String kv = p[i].trim();
+        if (kv.startsWith("q=")) {
+          try {
+            q = Double.parseDouble(kv.substring(2));
+          } catch (NumberFormatException e) {
+            q = 0;
+          }
+        }
+      }
+      switch (type) {
+        case "application/json" -> json = Math.max(json, q);
+        case "text/event-stream" -> {
+          sse = Math.max(sse, q);
+          named = q > 0;
+        }
+        case "application/*" -> json = Math.max(json, q);
+        case "text/*" -> sse = Math.max(sse, q);
+        case "*/*" -> {
+          json = Math.max(json, q);
+          sse = Math.max(sse, q);
+        }
+        default -> { }
+      }
+    }
+    return new Accepts(json > 0, sse > 0, json, sse, named);
+  }
+}

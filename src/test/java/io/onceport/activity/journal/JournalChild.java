@@ -1,0 +1,47 @@
+package io.onceport.activity.journal;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/** A separate JVM for crash and multi-process tests. Args: mode dataDir writerId keyLine. */
+public final class JournalChild {
+  private JournalChild() {}
+
+  public static void main(String[] args) throws Exception {
+    String mode = args[0];
+    Path journalDir = Path.of(args[1]).resolve("journal/activity");
+    NoteSigner signer = NoteSigner.parse(args[3]);
+    JournalOptions options = JournalOptions.newBuilder(journalDir, args[2], signer)
+        .setCheckpointEvery(50).setCheckpointInterval(Duration.ofMillis(200)).build();
+    try (Journal j = Journal.open(options)) {
+      if (mode.equals("hold")) {
+        System.out.println("holding");
+        System.out.flush();
+        Thread.sleep(60_000);
+        return;
+      }
+      long start = j.size();
+      for (long i = start; ; i++) {
+        Appended a = j.append(Map.of("transition", "dispatched", "i", i, "pad", "x".repeat((int) (i % 300))),
+            "child/" + i);
+        System.out.println("acked " + a.seq() + " child/" + i);
+        System.out.flush();
+      }
+    }
+  }
+
+  /** Starts this class in a new JVM with the test class path. */
+  static Process start(String mode, Path dataDir, String writerId, NoteSigner signer) throws IOException {
+    String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    List<String> cmd = new ArrayList<>(List.of(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-Xmx128m", "-cp", cp, JournalChild.class.getName(), mode, dataDir.toString(), writerId,
+        signer.encode()));
+    return new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+  }
+
+}

@@ -1,0 +1,243 @@
+package io.onceport.endtoend;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.onceport.frontend.demo.DemoTarget;
+import io.onceport.testing.GatewayHarness;
+import io.onceport.testing.McpClient;
+import io.onceport.workflow.execution.Delivery;
+import io.onceport.workflow.execution.ExecutionRecord;
+import io.onceport.workflow.execution.ExecutionState;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The core promise, end to end over real HTTP: an MCP client calls the gateway, the gateway calls
+ * the demo releases API, and whatever breaks in between, the target acts once.
+ */
+@Timeout(120)
+class DuplicateCallsEndToEndTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static GatewayHarness gateway;
+  private static int version;
+
+  @BeforeAll
+  static void start() throws Exception {
+    gateway = new GatewayHarness(true);
+  }
+
+  @AfterAll
+  static void stop() {
+    gateway.close();
+  }
+
+  private static JsonNode release() throws Exception {
+    return JSON.readTree("{\"service\":\"catalog\",\"version\":\"2026.07." + (++version) + "\"}");
+  }
+
+  private static long acted(String path, String key) {
+    return gateway.target.ledger().stream().filter(e -> e.path().equals(path) && key.equals(e.key())).count();
+  }
+
+  private static String executionId(JsonNode response) {
+    return response.at("/result/structuredContent/execution_id").asText();
+  }
+
+  @Test
+  void retryWithNewJsonRpcIdWhileTheFirstIsInFlightGetsTheSameResultFromOneDispatch() throws Exception {
+    McpClient client = gateway.client();
+    JsonNode args = release();
+    gateway.armFault("delay=1500", 1);
+    CompletableFuture<JsonNode> first = CompletableFuture.supplyAsync(() -> call(client, 41, "create_release", args));
+    Thread.sleep(400);
+    JsonNode retry = call(client, 42, "create_release", args);
+    JsonNode original = first.get();
+    String id = executionId(original);
+    assertEquals(id, executionId(retry));
+    assertEquals(original.at("/result/content/0/text").asText(), retry.at("/result/content/0/text").asText());
+    assertEquals("completed", retry.at("/result/structuredContent/state").asText());
+    assertEquals(201, retry.at("/result/structuredContent/target_status").asInt());
+    assertEquals(1, acted("/v1/releases", id));
+    ExecutionRecord record = gateway.record(id);
+    assertEquals(List.of("41", "42"), record.calls().stream().map(c -> c.jsonRpcId()).toList());
+  }
+
+  @Test
+  void responseLostAfterTheTargetAcceptedIsReturnedToTheRetryWithoutASecondRequest() throws Exception {
+    McpClient client = gateway.client();
+    JsonNode args = release();
+    gateway.armFault("delay=1500", 1);
+    client.callAndHangUp(7, "create_release", args, Duration.ofMillis(300));
+    // The execution goes on without the caller; wait for it to finish and fail to deliver.
+    Thread.sleep(2500);
+    JsonNode retry = client.call(8, "create_release", args);
+    String id = executionId(retry);
+    assertEquals(1, acted("/v1/releases", id));
+    assertTrue(retry.at("/result/structuredContent/attached").asBoolean(), retry.toString());
+    assertEquals("completed", retry.at("/result/structuredContent/state").asText());
+    assertTrue(retry.at("/result/content/0/text").asText().contains("\"key\":\"" + id + "\""));
+    ExecutionRecord record = gateway.awaitRecord(id, r -> r.calls().size() == 2 && r.calls().get(1).delivery() != null, Duration.ofSeconds(10));
+    assertEquals("not_delivered", record.calls().get(0).delivery());
+    assertEquals("delivered", record.calls().get(1).delivery());
+  }
+
+  @Test
+  void identicalCallAfterTheResultWasDeliveredIsANewExecution() throws Exception {
+    McpClient client = gateway.client();
+    JsonNode args = release();
+    String first = executionId(client.call(1, "create_release", args));
+    gateway.awaitRecord(first, r -> r.delivery() == Delivery.DELIVERED, Duration.ofSeconds(10));
+    awaitClosed(first);
+    String second = executionId(client.call(2, "create_release", args));
+    assertNotEquals(first, second);
+    assertEquals(1, acted("/v1/releases", first));
+    assertEquals(1, acted("/v1/releases", second));
+  }
+
+  @Test
+  void differentActorOrRunIdMakesSeparateExecutionsAndAChangedDefaultDoesNot() throws Exception {
+    JsonNode args = release();
+    McpClient deployer = gateway.client();
+    McpClient other = new McpClient(gateway.frontend.port(), gateway.otherToken).initialize();
+    gateway.armFault("delay=800", 3);
+    CompletableFuture<JsonNode> a = CompletableFuture.supplyAsync(() -> call(deployer, 1, "create_release", args));
+    CompletableFuture<JsonNode> b = CompletableFuture.supplyAsync(() -> call(other, 1, "create_release", args));
+    JsonNode withDefault = args.deepCopy();
+    ((com.fasterxml.jackson.databind.node.ObjectNode) withDefault).put("region", "us-east-1");
+    Thread.sleep(200);
+    JsonNode c = deployer.call(2, "create_release", withDefault);
+    assertNotEquals(executionId(a.get()), executionId(b.get()));
+    assertEquals(executionId(a.get()), executionId(c), "an explicit default is the same intent");
+    JsonNode run = JSON.readTree(McpClient.callBody(3, "create_release", args));
+    ((com.fasterxml.jackson.databind.node.ObjectNode) run.get("params")).putObject("_meta").put("onceport/run", "run-" + version);
+    JsonNode inRun = JSON.readTree(deployer.post(run.toString()).body());
+    assertNotEquals(executionId(a.get()), executionId(inRun));
+  }
+
+  @Test
+  void intentKeyDecidesInsteadOfTheFingerprint() throws Exception {
+    McpClient client = gateway.client();
+    JsonNode args = release();
+    String key = "intent-" + version;
+    JsonNode a = JSON.readTree(client.post(McpClient.callBody(1, "create_release", args), "Idempotency-Key", key).body());
+    JsonNode b = JSON.readTree(client.post(McpClient.callBody(2, "create_release", args), "Idempotency-Key", key).body());
+    assertEquals(executionId(a), executionId(b));
+    JsonNode fresh = JSON.readTree(client.post(McpClient.callBody(3, "create_release", args), "Idempotency-Key", key + "-2").body());
+    assertNotEquals(executionId(a), executionId(fresh));
+    int before = gateway.target.ledger().size();
+    JsonNode changed = JSON.readTree(client.post(McpClient.callBody(4, "create_release", release()), "Idempotency-Key", key).body());
+    assertTrue(changed.at("/result/isError").asBoolean(), changed.toString());
+    assertTrue(changed.at("/result/content/0/text").asText().contains("for a different request"), changed.toString());
+    assertEquals(before, gateway.target.ledger().size());
+  }
+
+  @Test
+  void targetDroppingTheConnectionAfterReadingIsResolvedByTheStatusEndpoint() throws Exception {
+    McpClient client = gateway.client();
+    gateway.armFault(DemoTarget.DROP_AFTER_ACCEPT, 1);
+    JsonNode response = client.call(1, "create_release", release());
+    String id = executionId(response);
+    assertEquals("completed", response.at("/result/structuredContent/state").asText(), response.toString());
+    assertEquals(200, response.at("/result/structuredContent/target_status").asInt());
+    assertEquals(1, acted("/v1/releases", id));
+    ExecutionRecord record = gateway.record(id);
+    assertEquals(1, record.dispatchAttempts());
+    assertEquals("completed", record.statusChecks().get(0).verdict());
+  }
+
+  @Test
+  void irreversibleToolWithAnUnknownOutcomeWaitsForReviewAndIsNeverResent() throws Exception {
+    McpClient client = gateway.client();
+    JsonNode args = JSON.readTree("{\"channel\":\"#ops\",\"message\":\"deploy " + (++version) + " done\"}");
+    gateway.armFault(DemoTarget.DROP_AFTER_ACCEPT, 1);
+    JsonNode first = client.call(1, "send_notification", args);
+    String id = executionId(first);
+    assertEquals("needs_review", first.at("/result/structuredContent/state").asText(), first.toString());
+    assertEquals("unknown", first.at("/result/structuredContent/outcome").asText());
+    assertFalse(first.at("/result/isError").asBoolean(), "an unknown outcome is not a failure");
+    JsonNode retry = client.call(2, "send_notification", args);
+    assertEquals(id, executionId(retry));
+    assertEquals("needs_review", retry.at("/result/structuredContent/state").asText());
+    assertEquals(1, acted("/v1/notifications", id));
+  }
+
+  @Test
+  void connectionRefusedBeforeAnyByteIsRetriedAndCompletes() throws Exception {
+    int port;
+    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      port = s.getLocalPort();
+    }
+    java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("refused");
+    java.nio.file.Files.writeString(dir.resolve("late_release.yaml"), java.nio.file.Files.readString(
+        java.nio.file.Path.of("contracts/create_release.yaml")).replace("127.0.0.1:8766", "127.0.0.1:" + port)
+        .replace("tool: create_release", "tool: late_release"));
+    var tools = new io.onceport.frontend.contract.ContractLoader().load(dir);
+    try (var frontend = io.onceport.frontend.runtime.FrontendRuntime.start(gateway.connection, GatewayHarness.TASK_QUEUE,
+        gateway.data, tools, io.onceport.frontend.mcp.McpConfig.newBuilder().listenHost("127.0.0.1").listenPort(0)
+            .callWait(Duration.ofSeconds(30)))) {
+      McpClient client = new McpClient(frontend.port(), gateway.token).initialize();
+      CompletableFuture<JsonNode> call = CompletableFuture.supplyAsync(() -> call(client, 1, "late_release", release0()));
+      Thread.sleep(1500);
+      try (DemoTarget late = DemoTarget.start("127.0.0.1", port)) {
+        JsonNode response = call.get();
+        assertEquals("completed", response.at("/result/structuredContent/state").asText(), response.toString());
+        assertEquals(1, late.ledger().size());
+        assertTrue(gateway.record(executionId(response)).dispatchAttempts() >= 2);
+      }
+    }
+  }
+
+  @Test
+  void invalidArgumentsNameTheFieldAndAnUnknownToolIsAProtocolError() throws Exception {
+    McpClient client = gateway.client();
+    JsonNode bad = client.call(1, "create_release", JSON.readTree("{\"service\":\"catalog\"}"));
+    assertTrue(bad.at("/result/isError").asBoolean(), bad.toString());
+    assertTrue(bad.at("/result/content/0/text").asText().contains("version"), bad.toString());
+    JsonNode unknown = client.call(2, "no_such_tool", JSON.createObjectNode());
+    assertEquals(-32602, unknown.at("/error/code").asInt(), unknown.toString());
+  }
+
+  private static JsonNode release0() {
+    try {
+      return release();
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static JsonNode call(McpClient client, Object id, String tool, JsonNode args) {
+    try {
+      return client.call(id, tool, args);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void awaitClosed(String executionId) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + 15_000;
+    var location = gateway.directory.locate(executionId).orElseThrow();
+    while (System.currentTimeMillis() < deadline) {
+      var status = gateway.connection.stubs().blockingStub().describeWorkflowExecution(
+              io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest.newBuilder().setNamespace("default")
+                  .setExecution(io.temporal.api.common.v1.WorkflowExecution.newBuilder()
+                      .setWorkflowId(location.workflowId()).setRunId(location.runId())).build())
+          .getWorkflowExecutionInfo().getStatus();
+      if (status != io.temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {
+        return;
+      }
+      Thread.sleep(100);
+    }
+    throw new AssertionError("execution " + executionId + " did not close");
+  }
+}

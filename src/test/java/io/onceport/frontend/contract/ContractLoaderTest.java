@@ -1,0 +1,245 @@
+package io.onceport.frontend.contract;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.onceport.workflow.contract.ReplayClass;
+import io.onceport.workflow.contract.ToolContract;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class ContractLoaderTest {
+  private static final Path VALID = Path.of("src/test/resources/contracts-valid");
+  private static final Path BROKEN = Path.of("src/test/resources/contracts-broken");
+  private static final String SCHEMA = "input_schema:\n  type: object\n  properties:\n    version: {type: string}\n";
+
+  @TempDir Path tmp;
+
+  @Test
+  void validContractLoadsEveryField() throws Exception {
+    ContractSet set = new ContractLoader().load(VALID);
+    assertEquals(List.of(), set.warnings());
+    assertEquals(1, set.size());
+    ToolContract c = set.find("create_release").orElseThrow();
+    assertEquals("create_release", c.tool());
+    assertEquals("Deploy a release of a service.", c.description());
+    assertEquals(ToolContract.Channel.HTTP, c.channel());
+    assertEquals("POST", c.http().method());
+    assertEquals("http://127.0.0.1:8766/v1/releases/{{service}}", c.http().url());
+    assertEquals("{\"service\":\"{{service}}\",\"version\":\"{{version}}\",\"region\":\"{{region}}\"}", c.http().body());
+    assertEquals("Idempotency-Key", c.http().idempotencyHeader());
+    assertEquals("releases-api", c.http().credential());
+    assertEquals(30_000, c.http().timeoutMillis());
+    assertEquals(ReplayClass.STATUS_QUERY, c.replayClass());
+    assertEquals(Duration.ofHours(2), c.replay().attachWindow());
+    assertEquals("GET", c.replay().status().method());
+    assertEquals("http://127.0.0.1:8766/v1/releases/by-key/{{execution_id}}", c.replay().status().url());
+    assertEquals(List.of(200), c.replay().status().completedWhen());
+    assertEquals(List.of(404), c.replay().status().notExecutedWhen());
+    assertEquals(List.of("note"), c.fingerprintIgnore());
+    assertEquals(List.of("api_token"), c.fingerprintSecret());
+    assertTrue(c.inputSchema().contains("\"region\":{\"type\":\"string\",\"default\":\"us-east-1\"}"), c.inputSchema());
+    assertEquals(null, c.outputSchema());
+    assertTrue(set.find("nope").isEmpty());
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(delimiterString = "=>", textBlock = """
+      bad_class.yaml => 9: replay.class: unknown replay class 'at_most_once' (expected read_only, idempotency_key, status_query or irreversible)
+      bad_name.yaml => 1: tool: 'create release' is not a valid tool name (1-64 of a-z A-Z 0-9 _ -)
+      bad_placeholder.yaml => 9: http.url: placeholder {{servce}} is not a property of input_schema
+      bad_placeholder.yaml => 10: http.body.id: placeholder {{execution_id}} is not a property of input_schema
+      bad_window.yaml => 10: replay.attach_window: '1h' is not an ISO-8601 duration (e.g. PT30S, PT1H)
+      invalid_schema.yaml => 5: input_schema.properties.region.type: not a valid JSON Schema (draft 2020-12): does not have a value in the enumeration ["array", "boolean", "integer", "null", "number", "object", "string"]
+      missing_idempotency_header.yaml => 5: http.idempotency_header: required for class idempotency_key (the header that carries the execution id)
+      missing_status.yaml => 11: replay.status: required for class status_query
+      no_replay.yaml => 1: replay: required (class: read_only | idempotency_key | status_query | irreversible)
+      reserved.yaml => 1: tool: 'onceport_execution_status' is reserved for the built-in status tool
+      schema_not_object.yaml => 3: input_schema.type: must be object (tool arguments are a JSON object)
+      ssh_missing.yaml => 7: ssh.host_key: required (the pinned host key, e.g. SHA256:...; an unknown key is never accepted)
+      ssh_missing.yaml => 7: ssh.credential: required (a vault reference), or key_file for development
+      syntax_error.yaml => 4: YAML syntax error: mapping values are not allowed here
+      typo_field.yaml => 13: fingerprnt: unknown field (did you mean 'fingerprint'?); known: tool, description, input_schema, output_schema, channel, http, ssh, replay, fingerprint
+      """)
+  void brokenContractIsRefusedWithFileLineAndField(String file, String error) {
+    ContractLoadException e = assertThrows(ContractLoadException.class, () -> new ContractLoader().load(BROKEN));
+    assertTrue(e.errors().contains(BROKEN.resolve(file) + ":" + error),
+        "expected " + file + ":" + error + " in\n" + e.getMessage());
+  }
+
+  @Test
+  void everyBrokenFileReportsExactlyTheExpectedErrors() {
+    ContractLoadException e = assertThrows(ContractLoadException.class, () -> new ContractLoader().load(BROKEN));
+    // One line per case in the table above: no file produces extra, unexpected errors.
+    assertEquals(15, e.errors().size(), e.getMessage());
+    assertEquals(e.getMessage(), String.join("\n", e.errors()));
+  }
+
+  @Test
+  void duplicateToolNameNamesBothFiles() throws Exception {
+    String contract = "tool: same\n" + SCHEMA + "channel: http\nhttp: {method: GET, url: 'http://h/x'}\n"
+        + "replay: {class: read_only}\n";
+    write("a.yaml", contract);
+    write("b.yaml", contract);
+    ContractLoadException e = assertThrows(ContractLoadException.class, () -> new ContractLoader().load(tmp));
+    assertEquals(List.of(tmp.resolve("b.yaml") + ":1: tool: duplicate tool name 'same' (also defined in "
+        + tmp.resolve("a.yaml") + ")"), e.errors());
+  }
+
+  @Test
+  void sshToolWithoutMarkerIsForcedIrreversibleWithAWarning() throws Exception {
+    write("migrate.yaml", "tool: migrate\n" + SCHEMA + """
+        channel: ssh
+        ssh:
+          host: 127.0.0.1
+          port: 2222
+          user: deploy
+          host_key: "SHA256:abc"
+          key_file: /tmp/id_ed25519
+          command: ["/opt/app/bin/migrate", "--to", "{{version}}"]
+          working_dir: /opt/app
+        replay:
+          class: status_query
+        """);
+    ContractSet set = new ContractLoader().load(tmp);
+    ToolContract c = set.find("migrate").orElseThrow();
+    assertEquals(ReplayClass.IRREVERSIBLE, c.replayClass());
+    assertEquals(List.of(tmp.resolve("migrate.yaml") + ":7: ssh.marker: not true: replay class forced to "
+        + "irreversible (contract says status_query); set marker: true and install the helper to allow status "
+        + "queries"), set.warnings());
+    assertEquals(List.of("/opt/app/bin/migrate", "--to", "{{version}}"), c.ssh().command());
+    assertEquals(2222, c.ssh().port());
+    assertEquals("/tmp/id_ed25519", c.ssh().keyFile());
+    assertEquals(null, c.ssh().credential());
+    assertEquals("/opt/app", c.ssh().workingDir());
+    assertEquals(false, c.ssh().marker());
+    assertEquals("onceport-run", c.ssh().helperPath());
+    assertEquals(Duration.ofMinutes(5).toMillis(), c.ssh().timeoutMillis());
+    assertEquals(null, c.replay().status());
+  }
+
+  @Test
+  void sshToolWithMarkerKeepsStatusQueryWithoutAStatusSection() throws Exception {
+    write("migrate.yaml", "tool: migrate\n" + SCHEMA + """
+        channel: ssh
+        ssh: {host: db1, user: deploy, host_key: "SHA256:abc", credential: deploy-ssh, marker: true,
+              command: [migrate, "{{version}}"], helper_path: /usr/local/bin/onceport-run,
+              state_dir: /var/lib/onceport, timeout: PT10M}
+        replay: {class: status_query}
+        """);
+    ContractSet set = new ContractLoader().load(tmp);
+    ToolContract c = set.find("migrate").orElseThrow();
+    assertEquals(List.of(), set.warnings());
+    assertEquals(ReplayClass.STATUS_QUERY, c.replayClass());
+    assertEquals(22, c.ssh().port());
+    assertEquals("deploy-ssh", c.credentialRef());
+    assertEquals("/usr/local/bin/onceport-run", c.ssh().helperPath());
+    assertEquals("/var/lib/onceport", c.ssh().stateDir());
+    assertEquals(600_000, c.ssh().timeoutMillis());
+    assertEquals(Duration.ofHours(1), c.replay().attachWindow());
+  }
+
+  @Test
+  void unknownNestedFieldIsRefusedWithAHint() throws Exception {
+    write("t.yaml", "tool: t\n" + SCHEMA + """
+        channel: http
+        http: {method: POST, url: 'http://h/x'}
+        replay:
+          class: status_query
+          status:
+            method: GET
+            url: http://h/x/{{execution_id}}
+            completed_when: [200]
+            not_executed: [404]
+        """);
+    ContractLoadException e = assertThrows(ContractLoadException.class, () -> new ContractLoader().load(tmp));
+    assertEquals(List.of(
+        tmp.resolve("t.yaml") + ":14: replay.status.not_executed: unknown field (did you mean 'not_executed_when'?); "
+            + "known: method, url, completed_when, not_executed_when"),
+        e.errors());
+  }
+
+  @Test
+  void statusSectionOnAnotherClassIsAWarningAndOutputSchemaIsKept() throws Exception {
+    write("t.yaml", "tool: t\n" + SCHEMA + """
+        output_schema: {type: object}
+        channel: http
+        http: {method: post, url: 'https://h:8443/x', timeout: PT5S, headers: {X-Env: prod}}
+        replay:
+          class: irreversible
+          status: {method: GET, url: 'http://h/s/{{execution_id}}', completed_when: [200], not_executed_when: []}
+        """);
+    ContractSet set = new ContractLoader().load(tmp);
+    ToolContract c = set.find("t").orElseThrow();
+    assertEquals(List.of(tmp.resolve("t.yaml") + ":11: replay.status: ignored for class irreversible (only "
+        + "status_query uses it)"), set.warnings());
+    assertEquals("POST", c.http().method());
+    assertEquals(5_000, c.http().timeoutMillis());
+    assertEquals("prod", c.http().headers().get("X-Env"));
+    assertEquals("{\"type\":\"object\"}", c.outputSchema());
+    assertEquals(null, c.http().body());
+  }
+
+  @Test
+  void remoteSchemaReferenceIsNotFetchedAndRefusedAtLoad() throws Exception {
+    write("t.yaml", """
+        tool: t
+        input_schema:
+          type: object
+          properties:
+            x: {$ref: "http://127.0.0.1:9/never.json"}
+        channel: http
+        http: {method: GET, url: 'http://h/x'}
+        replay: {class: read_only}
+        """);
+    ContractLoadException e = assertThrows(ContractLoadException.class, () -> new ContractLoader().load(tmp));
+    assertEquals(1, e.errors().size(), e.getMessage());
+    assertTrue(e.errors().get(0).startsWith(tmp.resolve("t.yaml") + ":2: input_schema: cannot be compiled: "),
+        e.getMessage());
+  }
+
+  @Test
+  void httpSectionOnAnSshToolIsRefused() throws Exception {
+    write("t.yaml", "tool: t\n" + SCHEMA + """
+        channel: ssh
+        ssh: {host: h, user: u, host_key: k, credential: c, marker: true, command: [ls]}
+        http: {method: GET, url: 'http://h/x'}
+        replay: {class: read_only}
+        """);
+    ContractLoadException e = assertThrows(ContractLoadException.class, () -> new ContractLoader().load(tmp));
+    assertEquals(List.of(tmp.resolve("t.yaml") + ":8: http: not allowed with channel ssh"), e.errors());
+  }
+
+  @Test
+  void contractsAreOrderedByToolNameWhateverTheFileNames() throws Exception {
+    for (String[] f : new String[][] {{"1.yaml", "zeta"}, {"2.yml", "alpha"}, {"3.yaml", "mid"}}) {
+      write(f[0], "tool: " + f[1] + "\n" + SCHEMA + "channel: http\nhttp: {method: GET, url: 'http://h/x'}\n"
+          + "replay: {class: read_only}\n");
+    }
+    write("notes.txt", "not a contract");
+    List<String> names = new ContractLoader().load(tmp).contracts().stream().map(ToolContract::tool)
+        .collect(Collectors.toList());
+    assertEquals(List.of("alpha", "mid", "zeta"), names);
+  }
+
+  @Test
+  void missingDirectoryIsAnErrorAndEmptyOneAWarning() throws Exception {
+    ContractLoadException e = assertThrows(ContractLoadException.class,
+        () -> new ContractLoader().load(tmp.resolve("nope")));
+    assertEquals(List.of(tmp.resolve("nope") + ": not a directory"), e.errors());
+    assertEquals(List.of(tmp + ": no contracts (*.yaml) found"), new ContractLoader().load(tmp).warnings());
+  }
+
+  private void write(String name, String text) throws IOException {
+    Files.writeString(tmp.resolve(name), text);
+  }
+}

@@ -1,0 +1,82 @@
+package io.onceport.testing;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * An {@code onceport} command in a child JVM on the test classpath, for fault injection: started,
+ * waited on until it prints a line, and killed with SIGKILL (only this process, by its handle).
+ */
+public final class ChildProcess implements AutoCloseable {
+  private final Process process;
+  private final List<String> output = new CopyOnWriteArrayList<>();
+
+  private ChildProcess(Process process) {
+    this.process = process;
+    CompletableFuture.runAsync(() -> {
+      try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+        for (String line; (line = r.readLine()) != null; ) {
+          output.add(line);
+        }
+      } catch (IOException ignored) {
+        // the process ended
+      }
+    });
+  }
+
+  public static ChildProcess onceport(Path workDir, String... args) throws IOException {
+    List<String> command = new ArrayList<>(List.of(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
+        "-cp", System.getProperty("java.class.path"), "io.onceport.frontend.Main"));
+    command.addAll(List.of(args));
+    return new ChildProcess(new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true).start());
+  }
+
+  /** Waits until a line containing {@code text} was printed; fails with the output otherwise. */
+  public ChildProcess awaitLine(String text, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (output.stream().anyMatch(l -> l.contains(text))) {
+        return this;
+      }
+      if (!process.isAlive()) {
+        break;
+      }
+      Thread.sleep(50);
+    }
+    throw new AssertionError("child did not print '" + text + "'; alive=" + process.isAlive() + "; output:\n" + String.join("\n", output));
+  }
+
+  public long pid() {
+    return process.pid();
+  }
+
+  public List<String> output() {
+    return List.copyOf(output);
+  }
+
+  /** SIGKILL: no shutdown hooks, no cleanup — a crashed worker. */
+  public void kill9() throws InterruptedException {
+    process.destroyForcibly();
+    process.waitFor(10, TimeUnit.SECONDS);
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    if (process.isAlive()) {
+      process.destroy();
+      if (!process.waitFor(10, TimeUnit.SECONDS)) {
+        kill9();
+      }
+    }
+  }
+}

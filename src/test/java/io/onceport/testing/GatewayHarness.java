@@ -1,0 +1,117 @@
+package io.onceport.testing;
+
+import io.onceport.activity.auth.SessionAuthority;
+import io.onceport.frontend.auth.AgentRegistry;
+import io.onceport.frontend.contract.ContractLoader;
+import io.onceport.frontend.contract.ContractSet;
+import io.onceport.frontend.demo.DemoTarget;
+import io.onceport.frontend.mcp.McpConfig;
+import io.onceport.frontend.runtime.FrontendRuntime;
+import io.onceport.frontend.runtime.WorkerRuntime;
+import io.onceport.frontend.temporal.EmbeddedEngine;
+import io.onceport.frontend.temporal.ExecutionDirectory;
+import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.workflow.execution.ExecutionRecord;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * The whole gateway on loopback, wired as {@code serve} wires it — embedded engine, a real worker
+ * (journals, HTTP channel, authorization ladder), the real MCP front end — with the demo releases
+ * API as the target and the shipped demo contracts pointed at it.
+ */
+public final class GatewayHarness implements AutoCloseable {
+  public static final String TASK_QUEUE = "onceport-e2e";
+  public final Path dir;
+  public final Path data;
+  public final DemoTarget target;
+  public final EmbeddedEngine engine;
+  public final TemporalConnection connection;
+  public final WorkerRuntime worker;
+  public final FrontendRuntime frontend;
+  public final ExecutionDirectory directory;
+  public final String token;
+  public final String otherToken;
+
+  public GatewayHarness(boolean startWorker) throws IOException {
+    this(startWorker, Duration.ofSeconds(20));
+  }
+
+  /** @param callWait how long tools/call waits for a settled outcome */
+  public GatewayHarness(boolean startWorker, Duration callWait) throws IOException {
+    dir = Files.createTempDirectory("onceport-e2e");
+    data = dir.resolve("data");
+    target = DemoTarget.start("127.0.0.1", 0);
+    Path contracts = Files.createDirectories(dir.resolve("contracts"));
+    try (var files = Files.list(Path.of("contracts"))) {
+      for (Path f : files.filter(p -> p.toString().endsWith(".yaml")).toList()) {
+        Files.writeString(contracts.resolve(f.getFileName()),
+            Files.readString(f).replace("127.0.0.1:8766", "127.0.0.1:" + target.port()));
+      }
+    }
+    ContractSet tools;
+    try {
+      tools = new ContractLoader().load(contracts);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+    AgentRegistry agents = new AgentRegistry(data);
+    token = agents.add("agent:deployer");
+    otherToken = agents.add("agent:other");
+    engine = EmbeddedEngine.start("127.0.0.1", 0);
+    connection = TemporalConnection.connect(engine.target(), "default", true, null, Duration.ofSeconds(10));
+    connection.registerSearchAttributes();
+    worker = startWorker ? WorkerRuntime.start(connection, TASK_QUEUE, data, null, SessionAuthority.auto(), Duration.ofMinutes(1)) : null;
+    frontend = FrontendRuntime.start(connection, TASK_QUEUE, data, tools,
+        McpConfig.newBuilder().listenHost("127.0.0.1").listenPort(0).callWait(callWait));
+    directory = new ExecutionDirectory(connection);
+  }
+
+  /** Arms a demo-target fault for the next {@code count} matching requests. */
+  public void armFault(String next, int count) throws IOException, InterruptedException {
+    var http = java.net.http.HttpClient.newHttpClient();
+    var r = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(target.url() + "/admin/faults"))
+        .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"next\":\"" + next + "\",\"count\":" + count + "}")).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    if (r.statusCode() / 100 != 2) {
+      throw new IOException("arming fault failed: " + r.statusCode() + " " + r.body());
+    }
+  }
+
+  public McpClient client() throws IOException, InterruptedException {
+    return new McpClient(frontend.port(), token).initialize();
+  }
+
+  public ExecutionRecord record(String executionId) {
+    return directory.record(directory.locate(executionId).orElseThrow());
+  }
+
+  /** Polls until the record satisfies the condition or the timeout passes. */
+  public ExecutionRecord awaitRecord(String executionId, java.util.function.Predicate<ExecutionRecord> condition, Duration timeout)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    ExecutionRecord last = null;
+    while (System.nanoTime() < deadline) {
+      last = record(executionId);
+      if (condition.test(last)) {
+        return last;
+      }
+      Thread.sleep(100);
+    }
+    throw new AssertionError("execution " + executionId + " did not reach the expected state; last: "
+        + (last == null ? "none" : last.view() + " — " + last.message()));
+  }
+
+  @Override
+  public void close() {
+    frontend.close();
+    if (worker != null) {
+      worker.close();
+    }
+    connection.close();
+    engine.close();
+    target.close();
+  }
+}
