@@ -71,8 +71,8 @@ class LogFormatTest {
 
     String[] lines = out.strip().split("\n");
     assertEquals(2, lines.length, out);
-    assertTrue(lines[0].endsWith("io.onceport.test.LogFormatTest execution_id=act_01J9Z - dispatched"), lines[0]);
-    assertTrue(lines[1].endsWith("io.onceport.test.LogFormatTest - idle"), lines[1]);
+    assertTrue(lines[0].endsWith("LogFormatTest execution_id=act_01J9Z - dispatched"), lines[0]);
+    assertTrue(lines[1].endsWith("LogFormatTest - idle"), lines[1]);
   }
 
   @Test
