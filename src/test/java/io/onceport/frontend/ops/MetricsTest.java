@@ -79,6 +79,23 @@ class MetricsTest {
   }
 
   @Test
+  void aTemporalConnectionWithTheMetricsScopeReportsWorkerMetrics() throws Exception {
+    try (Metrics metrics = new Metrics();
+        io.onceport.frontend.temporal.EmbeddedEngine engine = io.onceport.frontend.temporal.EmbeddedEngine.start("127.0.0.1", 0);
+        io.onceport.frontend.temporal.TemporalConnection connection = io.onceport.frontend.temporal.TemporalConnection.connect(
+            engine.target(), "default", true, null, Duration.ofSeconds(10), metrics.metricsScope())) {
+      connection.client().getWorkflowServiceStubs().blockingStub().getSystemInfo(
+          io.temporal.api.workflowservice.v1.GetSystemInfoRequest.getDefaultInstance());
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+      while (!metrics.scrape().contains("temporal_request_total") && System.nanoTime() < deadline) {
+        Thread.sleep(200);
+      }
+      assertTrue(metrics.scrape().contains("temporal_request_total"), metrics.scrape());
+      assertTrue(new HealthChecks().add("temporal", HealthChecks.temporalReachable(connection.stubs())).evaluate().ready());
+    }
+  }
+
+  @Test
   void readyzIs503NamingTheFailingCheckWhileHealthzStaysUp() throws Exception {
     HealthChecks checks = new HealthChecks()
         .add("temporal", () -> false)
