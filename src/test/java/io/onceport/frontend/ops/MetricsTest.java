@@ -95,6 +95,48 @@ class MetricsTest {
     }
   }
 
+  @io.temporal.workflow.WorkflowInterface
+  public interface Counted {
+    @io.temporal.workflow.WorkflowMethod
+    void run(String tool);
+  }
+
+  public static class CountedImpl implements Counted {
+    @Override
+    public void run(String tool) {
+      io.temporal.workflow.Workflow.sleep(Duration.ofMillis(50)); // a second workflow task: a replay point
+      io.temporal.workflow.Workflow.getMetricsScope()
+          .tagged(java.util.Map.of("tool", tool, "state", "completed", "outcome", "completed"))
+          .counter("onceport_executions").inc(1);
+    }
+  }
+
+  /** The alternative for workflow-level counts: the SDK's replay-safe workflow scope lands in the same registry. */
+  @Test
+  void workflowMetricsScopeCountsOncePerExecutionInTheSameRegistry() throws Exception {
+    try (Metrics metrics = new Metrics();
+        TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance(io.temporal.testing.TestEnvironmentOptions.newBuilder()
+            .setMetricsScope(metrics.metricsScope()).build())) {
+      env.newWorker("counted").registerWorkflowImplementationTypes(CountedImpl.class);
+      env.start();
+      for (int i = 0; i < 2; i++) {
+        env.getWorkflowClient().newWorkflowStub(Counted.class,
+            io.temporal.client.WorkflowOptions.newBuilder().setTaskQueue("counted").setWorkflowId("counted-" + i).build()).run("t");
+      }
+      Pattern series = Pattern.compile("(?m)^onceport_executions_total\\{[^}]*tool=\"t\"[^}]*\\} ([0-9.]+)$");
+      // The reporter flushes every 10 s: wait for a flush that includes both runs (or time out and show the scrape).
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(25);
+      Matcher m = series.matcher(metrics.scrape());
+      while (!(m.find() && Double.parseDouble(m.group(1)) >= 2.0) && System.nanoTime() < deadline) {
+        Thread.sleep(200);
+        m = series.matcher(metrics.scrape());
+      }
+      m = series.matcher(metrics.scrape());
+      assertTrue(m.find(), metrics.scrape());
+      assertEquals(2.0, Double.parseDouble(m.group(1)), m.group());
+    }
+  }
+
   @Test
   void readyzIs503NamingTheFailingCheckWhileHealthzStaysUp() throws Exception {
     HealthChecks checks = new HealthChecks()
