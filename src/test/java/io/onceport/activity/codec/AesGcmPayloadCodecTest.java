@@ -135,6 +135,15 @@ class AesGcmPayloadCodecTest {
   }
 
   @Test
+  void encryptionOffIsTheDefaultConverterAndCreatesNoKeys() {
+    DataConverter plain = Payloads.dataConverter(false, data);
+    assertEquals("json/plain", plain.toPayload("x").orElseThrow().getMetadataMap().get("encoding").toStringUtf8());
+    assertFalse(Files.exists(data.resolve("keys")));
+    DataConverter on = Payloads.dataConverter(true, data);
+    assertEquals("binary/encrypted", on.toPayload("x").orElseThrow().getMetadataMap().get("encoding").toStringUtf8());
+  }
+
+  @Test
   void unencryptedPayloadsPassThroughDecode() {
     AesGcmPayloadCodec codec = new AesGcmPayloadCodec(KeyRing.loadOrCreate(data));
     assertEquals(plain("legacy"), codec.decode(List.of(plain("legacy"))).get(0));
