@@ -16,6 +16,7 @@ import picocli.CommandLine.Command;
       RoleCommands.WorkerCommand.class,
       RoleCommands.FrontendCommand.class,
       ExecutionsCommand.class,
+      BenchCommand.class,
       DemoTargetCommand.class,
       VaultCommand.class,
       ContractsCommand.class,
