@@ -1,12 +1,37 @@
 package io.onceport.frontend.cli;
 
+import io.onceport.activity.codec.KeyRing;
+import io.onceport.activity.codec.Payloads;
 import io.temporal.common.converter.DataConverter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
-/** The data converter CLI commands use to read payloads (the default until payload encryption is configured). */
+/**
+ * The data converter CLI commands use to read payloads: encrypted payloads decode with the keys of
+ * the local data directory when it has any (plain payloads pass through either way).
+ */
 final class Codecs {
   private Codecs() {}
 
+  /** {@code $ONCEPORT_DATA}, else {@code ./data}: the same default as {@code --data}. */
+  static Path defaultDataDir() {
+    String env = System.getenv("ONCEPORT_DATA");
+    return env != null && !env.isEmpty() ? Path.of(env) : Path.of("data");
+  }
+
   static DataConverter cliDataConverter() {
+    return cliDataConverter(defaultDataDir());
+  }
+
+  /** The codec converter when {@code dataDir} holds payload keys, else Temporal's default. Never creates keys. */
+  static DataConverter cliDataConverter(Path dataDir) {
+    if (Files.exists(KeyRing.directory(dataDir).resolve("active"))) {
+      try {
+        return Payloads.dataConverter(KeyRing.load(dataDir));
+      } catch (IllegalStateException e) {
+        throw new CliException(e.getMessage());
+      }
+    }
     return DataConverter.getDefaultInstance();
   }
 }

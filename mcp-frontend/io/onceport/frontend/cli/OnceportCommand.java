@@ -27,6 +27,7 @@ import picocli.CommandLine.Command;
       ApprovalCommands.ApproveCommand.class,
       ApprovalCommands.DenyCommand.class,
       SessionsCommand.class,
+      KeysCommand.class,
     })
 public final class OnceportCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;

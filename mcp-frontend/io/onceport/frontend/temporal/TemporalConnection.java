@@ -54,7 +54,20 @@ public final class TemporalConnection implements AutoCloseable {
    */
   public static TemporalConnection connect(
       String target, String namespace, boolean nonSticky, DataConverter converter, Duration timeout) {
+    return connect(target, namespace, nonSticky, converter, timeout, null);
+  }
+
+  /**
+   * As {@link #connect(String, String, boolean, DataConverter, Duration)}, reporting the Temporal
+   * SDK's client and worker metrics to {@code metricsScope} (e.g. {@code Metrics.metricsScope()}),
+   * or nowhere when null.
+   */
+  public static TemporalConnection connect(String target, String namespace, boolean nonSticky, DataConverter converter,
+      Duration timeout, com.uber.m3.tally.Scope metricsScope) {
     WorkflowServiceStubsOptions.Builder options = WorkflowServiceStubsOptions.newBuilder().setTarget(target);
+    if (metricsScope != null) {
+      options.setMetricsScope(metricsScope);
+    }
     if (nonSticky) {
       options.setGrpcClientInterceptors(List.of(new NonStickyInterceptor()));
     }
