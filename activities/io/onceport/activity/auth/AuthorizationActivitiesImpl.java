@@ -35,6 +35,7 @@ import java.util.Optional;
 public final class AuthorizationActivitiesImpl implements AuthorizationActivities {
   private final VaultService vault;
   private final SessionAuthority sessions;
+  private final java.util.function.Function<String, SessionAuthority> byPolicy;
   private final Duration approvalTimeout;
   private final TargetPolicy targets;
 
@@ -50,6 +51,16 @@ public final class AuthorizationActivitiesImpl implements AuthorizationActivitie
 
   public AuthorizationActivitiesImpl(
       VaultService vault, SessionAuthority sessions, Duration approvalTimeout, TargetPolicy targets) {
+    this(vault, sessions, approvalTimeout, targets, policy -> sessions);
+  }
+
+  /**
+   * @param byPolicy the authority for a request that names its front end's session policy
+   *     ({@code operator} or {@code auto}); requests without one use {@code sessions}
+   */
+  public AuthorizationActivitiesImpl(VaultService vault, SessionAuthority sessions, Duration approvalTimeout,
+      TargetPolicy targets, java.util.function.Function<String, SessionAuthority> byPolicy) {
+    this.byPolicy = Objects.requireNonNull(byPolicy, "byPolicy == null");
     this.vault = vault;
     this.sessions = Objects.requireNonNull(sessions, "sessions == null");
     this.approvalTimeout = Objects.requireNonNull(approvalTimeout, "approvalTimeout == null");
@@ -73,6 +84,7 @@ public final class AuthorizationActivitiesImpl implements AuthorizationActivitie
           "policy",
           approvalTimeout.toMillis());
     }
+    SessionAuthority sessions = request.sessionPolicy() == null ? this.sessions : byPolicy.apply(request.sessionPolicy());
     if (!sessions.isAuthorized(request.sessionId(), request.actor())) {
       String waiting = callingWorkflowId();
       if (waiting != null) {

@@ -64,7 +64,27 @@ public final class DispatchActivitiesImpl implements DispatchActivities, AutoClo
   public DispatchResult dispatch(DispatchRequest request) {
     DispatchChannel channel = channelFor(request);
     ActivityContext context = new ActivityContext(request, "dispatching");
-    return runHeartbeating(() -> channel.dispatch(request, context), context);
+    long started = System.nanoTime();
+    String outcome = "failed";
+    try {
+      DispatchResult result = runHeartbeating(() -> channel.dispatch(request, context), context);
+      outcome = "answered";
+      return result;
+    } finally {
+      recordLatency(request, outcome, System.nanoTime() - started);
+    }
+  }
+
+  /** Dispatch latency through the worker's metrics scope (Prometheus: onceport_dispatch_seconds). */
+  private static void recordLatency(DispatchRequest request, String outcome, long nanos) {
+    try {
+      io.temporal.activity.Activity.getExecutionContext().getMetricsScope()
+          .tagged(java.util.Map.of("tool", request.contract().tool(),
+              "channel", request.contract().channel().name().toLowerCase(java.util.Locale.ROOT), "result", outcome))
+          .timer("onceport_dispatch").record(com.uber.m3.util.Duration.ofNanos(nanos));
+    } catch (IllegalStateException notInAnActivity) {
+      // called outside an activity (unit tests of the router): nothing to record
+    }
   }
 
   @Override

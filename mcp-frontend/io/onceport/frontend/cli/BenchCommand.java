@@ -2,12 +2,10 @@ package io.onceport.frontend.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.onceport.activity.auth.SessionAuthority;
 import io.onceport.frontend.auth.AgentRegistry;
 import io.onceport.frontend.contract.ContractLoader;
 import io.onceport.frontend.contract.ContractSet;
 import io.onceport.frontend.demo.DemoTarget;
-import io.onceport.frontend.mcp.McpConfig;
 import io.onceport.frontend.runtime.FrontendRuntime;
 import io.onceport.frontend.runtime.WorkerRuntime;
 import io.onceport.frontend.temporal.EmbeddedEngine;
@@ -74,12 +72,15 @@ public final class BenchCommand implements Callable<Integer> {
       String token = new AgentRegistry(data).add("agent:bench");
       EmbeddedEngine engine = EmbeddedEngine.start("127.0.0.1", 0);
       running.add(engine);
-      TemporalConnection connection = TemporalConnection.connect(engine.target(), "default", true, null, Duration.ofSeconds(10));
+      io.onceport.frontend.ops.Metrics metrics = new io.onceport.frontend.ops.Metrics();
+      running.add(metrics);
+      TemporalConnection connection = TemporalConnection.connect(engine.target(), "default", true,
+          io.onceport.activity.codec.Payloads.dataConverter(true, data), Duration.ofSeconds(10), metrics.metricsScope());
       running.add(connection);
       connection.registerSearchAttributes();
-      running.add(WorkerRuntime.start(connection, "bench", data, null, SessionAuthority.auto(), Duration.ofMinutes(1)));
+      running.add(WorkerRuntime.start(connection, "bench", data, null, "auto", Duration.ofMinutes(1), null));
       FrontendRuntime frontend = FrontendRuntime.start(connection, "bench", data, tools,
-          McpConfig.newBuilder().listenHost("127.0.0.1").listenPort(0).callWait(Duration.ofSeconds(30)));
+          io.onceport.frontend.runtime.FrontendSettings.loopback(Duration.ofSeconds(30), "auto"), metrics);
       running.add(frontend);
 
       HttpClient http = HttpClient.newHttpClient();

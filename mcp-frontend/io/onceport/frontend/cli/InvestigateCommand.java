@@ -76,6 +76,7 @@ public final class InvestigateCommand implements Callable<Integer> {
     TemporalOptions options = new TemporalOptions();
     options.temporal = temporal;
     options.namespace = namespace;
+    options.keysFrom = java.nio.file.Files.exists(data.resolve("keys")) ? data : null;
     try (io.onceport.frontend.temporal.TemporalConnection connection = options.connect()) {
       var directory = new io.onceport.frontend.temporal.ExecutionDirectory(connection);
       if (query.startsWith("hmac-sha256:") && directory.hasVisibility()) {

@@ -13,10 +13,14 @@ public final class TemporalOptions {
   @Option(names = "--namespace", defaultValue = "default", description = "Temporal namespace (default: ${DEFAULT-VALUE}).")
   public String namespace;
 
+  @Option(names = "--keys-from", paramLabel = "DATA_DIR",
+      description = "Data directory whose payload keys decode encrypted records (default: $ONCEPORT_DATA or ./data).")
+  public java.nio.file.Path keysFrom;
+
   /** Connects for a CLI command: a short timeout and a one-line error when nothing answers. */
   public TemporalConnection connect() {
     try {
-      return TemporalConnection.connect(temporal, namespace, false, Codecs.cliDataConverter(), Duration.ofSeconds(5));
+      return TemporalConnection.connect(temporal, namespace, false, keysFrom == null ? Codecs.cliDataConverter() : Codecs.cliDataConverter(keysFrom), Duration.ofSeconds(5));
     } catch (IllegalStateException e) {
       throw new CliException(e.getMessage());
     }

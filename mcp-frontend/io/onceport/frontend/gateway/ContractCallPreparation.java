@@ -21,8 +21,16 @@ public final class ContractCallPreparation implements CallPreparation {
   private final ContractSet contracts;
   private final ArgumentValidator validator;
   private final Fingerprinter fingerprinter;
+  private final String sessionPolicy;
 
   public ContractCallPreparation(ContractSet contracts, ArgumentValidator validator, Fingerprinter fingerprinter) {
+    this(contracts, validator, fingerprinter, null);
+  }
+
+  /** @param sessionPolicy this front end's {@code --session-authorization}, carried to the workers' ladder */
+  public ContractCallPreparation(ContractSet contracts, ArgumentValidator validator, Fingerprinter fingerprinter,
+      String sessionPolicy) {
+    this.sessionPolicy = sessionPolicy;
     this.contracts = contracts;
     this.validator = validator;
     this.fingerprinter = fingerprinter;
@@ -51,7 +59,7 @@ public final class ContractCallPreparation implements CallPreparation {
     ExecutionInput input = new ExecutionInput(
         fingerprint, record.canonicalJson(), contract.tool(), call.actor(), scope, call.intentKey(), call.sessionId(),
         tree.path("target").asText(""), tree.path("method").asText(null), contract, arguments.toString(),
-        Fingerprinter.maskedArguments(contract, arguments));
+        Fingerprinter.maskedArguments(contract, arguments), sessionPolicy);
     boolean keyed = call.intentKey() != null && !call.intentKey().isBlank();
     String workflowId = keyed
         ? fingerprinter.intentKeyWorkflowId(call.actor(), call.intentKey())

@@ -28,6 +28,6 @@ record Exchange(
 
   /** The session id handed to the gateway: the session's nonce, or the run id in 2026-07-28. */
   String gatewaySession(String runId) {
-    return session != null ? session.nonce() : runId;
+    return io.onceport.frontend.auth.SessionIds.forCall(actor, session != null ? session.nonce() : null, runId, clientInfo);
   }
 }

@@ -1,6 +1,9 @@
 package io.onceport.frontend.mcp;
 
+import io.javalin.router.JavalinDefaultRoutingApi;
+import io.onceport.frontend.auth.SessionRegistry;
 import java.time.Clock;
+import java.util.function.Consumer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -27,6 +30,8 @@ public final class McpConfig {
   private final String serverName;
   private final String serverVersion;
   private final SessionRevocations sessionRevocations;
+  private final SessionRegistry sessionRegistry;
+  private final Consumer<JavalinDefaultRoutingApi> extraRoutes;
   private final Clock clock;
 
   private McpConfig(Builder b) {
@@ -46,6 +51,8 @@ public final class McpConfig {
     this.serverName = b.serverName;
     this.serverVersion = b.serverVersion;
     this.sessionRevocations = b.sessionRevocations == null ? new InMemorySessionRevocations() : b.sessionRevocations;
+    this.sessionRegistry = b.sessionRegistry == null ? SessionRegistry.none() : b.sessionRegistry;
+    this.extraRoutes = b.extraRoutes == null ? routes -> {} : b.extraRoutes;
     this.clock = b.clock;
   }
 
@@ -69,6 +76,10 @@ public final class McpConfig {
   public String serverName() { return serverName; }
   public String serverVersion() { return serverVersion; }
   public SessionRevocations sessionRevocations() { return sessionRevocations; }
+  /** Where agent sessions are recorded (started on initialize, ended on DELETE). */
+  public SessionRegistry sessionRegistry() { return sessionRegistry; }
+  /** Further routes on the same listener (codec server, metrics, health). */
+  public Consumer<JavalinDefaultRoutingApi> extraRoutes() { return extraRoutes; }
   public Clock clock() { return clock; }
 
   public static final class Builder {
@@ -88,6 +99,8 @@ public final class McpConfig {
     private String serverName = "onceport";
     private String serverVersion = "dev";
     private SessionRevocations sessionRevocations;
+    private SessionRegistry sessionRegistry;
+    private Consumer<JavalinDefaultRoutingApi> extraRoutes;
     private Clock clock = Clock.systemUTC();
 
     private Builder() {}
@@ -206,6 +219,16 @@ public final class McpConfig {
     /** Where ended sessions are remembered; default: this process only (see docs/mcp.md). */
     public Builder sessionRevocations(SessionRevocations revocations) {
       this.sessionRevocations = Objects.requireNonNull(revocations, "revocations == null");
+      return this;
+    }
+
+    public Builder sessionRegistry(SessionRegistry registry) {
+      this.sessionRegistry = Objects.requireNonNull(registry, "registry == null");
+      return this;
+    }
+
+    public Builder extraRoutes(Consumer<JavalinDefaultRoutingApi> routes) {
+      this.extraRoutes = Objects.requireNonNull(routes, "routes == null");
       return this;
     }
 

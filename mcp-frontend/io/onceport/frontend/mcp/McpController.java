@@ -421,6 +421,8 @@ final class McpController {
     JsonNode ci = p.path("clientInfo");
     String clientInfo = ci.path("name").isTextual() ? ci.get("name").asText() + "/" + ci.path("version").asText("") : null;
     Session s = sessions.issue(ex.actor(), version, clientInfo, now());
+    recordSessionStart(ex.actor(), io.onceport.frontend.auth.SessionIds.forCall(ex.actor(), s.nonce(), null, clientInfo),
+        ci.path("name").asText(null), ci.path("version").asText(null), version, ex.ctx().req().getRemoteAddr());
     ObjectNode r = Json.object();
     r.put("protocolVersion", version);
     ObjectNode caps = r.putObject("capabilities");
@@ -490,6 +492,13 @@ final class McpController {
     boolean stream = !taskRequested && !modernTasks && !ex.inBatch() && accepts.sse()
         && (accepts.prefersSse() && config.sseToolCalls() || !accepts.json());
     long wait = taskRequested || stream ? 0 : config.callWait().toMillis();
+    if (ex.session() == null) {
+      String modernSession = ex.gatewaySession(runId);
+      String ci = ex.clientInfo();
+      int slash = ci == null ? -1 : ci.indexOf('/');
+      recordSessionStart(ex.actor(), modernSession, ci == null ? null : slash < 0 ? ci : ci.substring(0, slash),
+          slash < 0 ? null : ci.substring(slash + 1), ex.protocolVersion(), ex.ctx().req().getRemoteAddr());
+    }
     ToolCall call = new ToolCall(ex.actor(), name, args == null || args.isNull() ? Json.object() : args, runId,
         intentKey, ex.gatewaySession(runId), ex.id() == null ? null : ex.id().asText(), ex.protocolVersion(),
         ex.clientInfo(), ex.ctx().req().getRemoteAddr(), wait);
@@ -739,6 +748,21 @@ final class McpController {
     }
     Session session = requireSession(ctx, actor, null);
     sessions.revoke(session);
+    try {
+      config.sessionRegistry().ended(io.onceport.frontend.auth.SessionIds.forCall(actor, session.nonce(), null, null), "deleted by the client");
+    } catch (RuntimeException e) {
+      org.slf4j.LoggerFactory.getLogger(McpController.class).warn("could not record the end of a session: {}", e.getMessage());
+    }
     ctx.status(204);
+  }
+
+  /** Records an agent session's start; a failure to record never fails the request itself. */
+  private void recordSessionStart(String actor, String sessionId, String clientName, String clientVersion, String version, String remote) {
+    try {
+      config.sessionRegistry().started(new io.onceport.frontend.auth.SessionStart(
+          actor, sessionId, clientName, clientVersion, version, remote, config.clock().instant()));
+    } catch (RuntimeException e) {
+      org.slf4j.LoggerFactory.getLogger(McpController.class).warn("could not record session {}: {}", sessionId, e.getMessage());
+    }
   }
 }

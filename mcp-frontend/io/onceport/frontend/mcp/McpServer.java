@@ -39,6 +39,7 @@ public final class McpServer {
       cfg.routes.post("/mcp", mcp::post);
       cfg.routes.get("/mcp", mcp::get);
       cfg.routes.delete("/mcp", mcp::delete);
+      config.extraRoutes().accept(cfg.routes);
       cfg.routes.exception(McpException.class, (e, ctx) -> {
         ctx.status(e.httpStatus);
         ctx.contentType("application/json");

@@ -1,6 +1,9 @@
 package io.onceport.frontend.runtime;
 
+import io.onceport.activity.codec.AesGcmPayloadCodec;
+import io.onceport.activity.codec.KeyRing;
 import io.onceport.frontend.auth.AgentRegistry;
+import io.onceport.frontend.codec.CodecServer;
 import io.onceport.frontend.contract.ContractSet;
 import io.onceport.frontend.fingerprint.ArgumentValidator;
 import io.onceport.frontend.fingerprint.FingerprintKey;
@@ -8,9 +11,13 @@ import io.onceport.frontend.fingerprint.Fingerprinter;
 import io.onceport.frontend.gateway.ContractCallPreparation;
 import io.onceport.frontend.mcp.McpConfig;
 import io.onceport.frontend.mcp.McpServer;
+import io.onceport.frontend.ops.HealthChecks;
+import io.onceport.frontend.ops.Metrics;
+import io.onceport.frontend.ops.OpsRoutes;
 import io.onceport.frontend.temporal.ExecutionDirectory;
 import io.onceport.frontend.temporal.TemporalConnection;
 import io.onceport.frontend.temporal.TemporalExecutionGateway;
+import io.onceport.frontend.temporal.TemporalSessionRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
@@ -18,23 +25,30 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The front-end role: authenticates agents, prepares calls and attaches them to executions over
- * Temporal. Holds nothing that matters in memory: sessions are signed tokens, executions live in
- * Temporal, so any number of front ends can serve the same agents.
+ * Temporal; serves the codec server, {@code /metrics}, {@code /healthz} and {@code /readyz} on the
+ * same listener. Holds nothing that matters in memory: sessions are signed tokens, executions live
+ * in Temporal, so any number of front ends can serve the same agents.
  */
 public final class FrontendRuntime implements AutoCloseable {
   private final McpServer server;
   private final TemporalExecutionGateway gateway;
+  private final ScheduledExecutorService reviewsCounter;
 
-  private FrontendRuntime(McpServer server, TemporalExecutionGateway gateway) {
+  private FrontendRuntime(McpServer server, TemporalExecutionGateway gateway, ScheduledExecutorService reviewsCounter) {
     this.server = server;
     this.gateway = gateway;
+    this.reviewsCounter = reviewsCounter;
   }
 
   public static FrontendRuntime start(
-      TemporalConnection connection, String taskQueue, Path dataDir, ContractSet contracts, McpConfig.Builder config) {
+      TemporalConnection connection, String taskQueue, Path dataDir, ContractSet contracts, FrontendSettings settings,
+      Metrics metrics) {
     FingerprintKey key;
     try {
       key = FingerprintKey.loadOrCreate(dataDir);
@@ -42,12 +56,45 @@ public final class FrontendRuntime implements AutoCloseable {
       throw new UncheckedIOException("cannot read or create the fingerprint key under " + dataDir + ": " + e.getMessage(), e);
     }
     Fingerprinter fingerprinter = new Fingerprinter(key);
-    ContractCallPreparation preparation = new ContractCallPreparation(contracts, new ArgumentValidator(), fingerprinter);
+    ContractCallPreparation preparation =
+        new ContractCallPreparation(contracts, new ArgumentValidator(), fingerprinter, settings.sessionPolicy());
+    ExecutionDirectory directory = new ExecutionDirectory(connection);
     TemporalExecutionGateway gateway = new TemporalExecutionGateway(
-        connection, new ExecutionDirectory(connection), taskQueue, preparation, frontEndId());
+        connection, directory, taskQueue, preparation, frontEndId(), metrics);
     AgentRegistry agents = new AgentRegistry(dataDir);
-    McpServer server = new McpServer(config.sessionKey(sessionKey(key)).build(), gateway, agents::authenticate).start();
-    return new FrontendRuntime(server, gateway);
+    HealthChecks checks = new HealthChecks()
+        .add("temporal", HealthChecks.temporalReachable(connection.stubs()))
+        .add("contracts", () -> contracts.size() > 0);
+    CodecServer codec = new CodecServer(new AesGcmPayloadCodec(KeyRing.loadOrCreate(dataDir)),
+        token -> !settings.codecAuth() || agents.authenticate(token).filter(actor -> actor.startsWith("operator:")).isPresent(),
+        settings.codecUiOrigins(), CodecServer.DEFAULT_PREFIX);
+    OpsRoutes ops = new OpsRoutes(metrics, checks);
+    McpConfig config = McpConfig.newBuilder()
+        .listenHost(settings.listen().host()).listenPort(settings.listen().port())
+        .allowAnonymous(settings.allowAnonymous())
+        .allowedOrigins(settings.allowedOrigins())
+        .callWait(settings.callWait())
+        .sessionKey(sessionKey(key))
+        .sessionRegistry(new TemporalSessionRegistry(connection.client(), taskQueue))
+        .extraRoutes(routes -> {
+          codec.register(routes);
+          ops.register(routes);
+        })
+        .build();
+    McpServer server = new McpServer(config, gateway, agents::authenticate).start();
+    ScheduledExecutorService counter = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "onceport-reviews-gauge");
+      t.setDaemon(true);
+      return t;
+    });
+    counter.scheduleWithFixedDelay(() -> {
+      try {
+        metrics.reviewsWaiting(directory.countWaitingForOperators());
+      } catch (RuntimeException e) {
+        // Temporal unreachable for a moment: keep the last value; /readyz reports reachability.
+      }
+    }, 1, 15, TimeUnit.SECONDS);
+    return new FrontendRuntime(server, gateway, counter);
   }
 
   /** The MCP session-signing key, derived from the data directory's fingerprint key. */
@@ -74,6 +121,7 @@ public final class FrontendRuntime implements AutoCloseable {
 
   @Override
   public void close() {
+    reviewsCounter.shutdownNow();
     server.stop();
   }
 }

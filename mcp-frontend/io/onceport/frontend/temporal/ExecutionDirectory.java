@@ -66,6 +66,32 @@ public final class ExecutionDirectory {
     return search(q, null, actor, limit);
   }
 
+  /**
+   * Open executions waiting for a person: needs review, awaiting approval or session authorization
+   * (for the reviews-waiting gauge). A visibility count on a cluster; a scan on the embedded engine.
+   */
+  public long countWaitingForOperators() {
+    if (hasVisibility()) {
+      return connection.client().listExecutions("WorkflowType = '" + ToolExecutionWorkflow.TYPE
+          + "' AND ExecutionStatus = 'Running' AND OnceportState IN ('needs_review_outcome_unknown', 'needs_review', "
+          + "'awaiting_approval', 'awaiting_session_authorization')").count();
+    }
+    var service = connection.stubs().blockingStub();
+    WorkflowTypeFilter type = WorkflowTypeFilter.newBuilder().setName(ToolExecutionWorkflow.TYPE).build();
+    long n = 0;
+    for (WorkflowExecutionInfo info : service.listOpenWorkflowExecutions(ListOpenWorkflowExecutionsRequest.newBuilder()
+        .setNamespace(connection.namespace()).setTypeFilter(type).setMaximumPageSize(10_000).build()).getExecutionsList()) {
+      String state = keyword(info, ToolExecutionWorkflowImpl.SA_STATE.getName());
+      if (state == null) {
+        state = keyword(describe(info.getExecution()).getWorkflowExecutionInfo(), ToolExecutionWorkflowImpl.SA_STATE.getName());
+      }
+      if (state != null && (state.startsWith("needs_review") || state.startsWith("awaiting_"))) {
+        n++;
+      }
+    }
+    return n;
+  }
+
   /** True when the server answers visibility queries (a real cluster; not the embedded engine). */
   public boolean hasVisibility() {
     if (visibility == null) {

@@ -57,9 +57,17 @@ public final class TemporalExecutionGateway implements ExecutionGateway {
   private final String taskQueue;
   private final CallPreparation preparation;
   private final String frontEnd;
+  private final io.onceport.frontend.ops.Metrics metrics;
 
   public TemporalExecutionGateway(
       TemporalConnection connection, ExecutionDirectory directory, String taskQueue, CallPreparation preparation, String frontEnd) {
+    this(connection, directory, taskQueue, preparation, frontEnd, null);
+  }
+
+  /** @param metrics counts attached calls (duplicates suppressed), or null */
+  public TemporalExecutionGateway(TemporalConnection connection, ExecutionDirectory directory, String taskQueue,
+      CallPreparation preparation, String frontEnd, io.onceport.frontend.ops.Metrics metrics) {
+    this.metrics = metrics;
     this.connection = connection;
     this.directory = directory;
     this.taskQueue = taskQueue;
@@ -98,7 +106,11 @@ public final class TemporalExecutionGateway implements ExecutionGateway {
             UpdateOptions.<ExecutionRecord>newBuilder().setUpdateId(callId).setWaitForStage(WorkflowUpdateStage.COMPLETED).build(),
             start);
         directory.remember(record);
-        return new CallResult(record, callId, isRetry(record, callId));
+        boolean attached = isRetry(record, callId);
+        if (attached && metrics != null) {
+          metrics.attached(record.tool());
+        }
+        return new CallResult(record, callId, attached);
       } catch (WorkflowUpdateException | WorkflowServiceException e) {
         ApplicationFailure failure = applicationFailure(e);
         // Update validators' failure types do not survive the trip (the SDK reports them as

@@ -12,6 +12,8 @@ import java.util.Objects;
  * @param maskedArguments the arguments for display, secret values replaced by "***"
  * @param intentKey the client's explicit intent key, or null when fingerprint matching decides
  * @param sessionId the agent session (MCP session, or run) used by the authorization ladder
+ * @param sessionPolicy the front end's {@code --session-authorization} ({@code operator|auto}), or
+ *     null for the worker's own
  */
 public record ExecutionInput(
     String fingerprint,
@@ -25,7 +27,17 @@ public record ExecutionInput(
     String method,
     ToolContract contract,
     String arguments,
-    String maskedArguments) {
+    String maskedArguments,
+    String sessionPolicy) {
+
+  /** An input without a session policy: the worker's own policy applies. */
+  public ExecutionInput(String fingerprint, String canonicalRecord, String tool, String actor, String intentScope,
+      String intentKey, String sessionId, String target, String method, ToolContract contract, String arguments,
+      String maskedArguments) {
+    this(fingerprint, canonicalRecord, tool, actor, intentScope, intentKey, sessionId, target, method, contract,
+        arguments, maskedArguments, null);
+  }
+
   public ExecutionInput {
     Objects.requireNonNull(fingerprint, "fingerprint == null");
     Objects.requireNonNull(canonicalRecord, "canonicalRecord == null");

@@ -165,6 +165,7 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
     }
     awaitDeliveryOrWindow();
     Workflow.await(Workflow::isEveryHandlerFinished);
+    count("onceport_executions", "state", state.wireName(), "outcome", outcome.wireName(), "delivery", delivery.wireName());
     return snapshot();
   }
 
@@ -173,7 +174,7 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
   private boolean authorize() {
     AuthorizationRequest request = new AuthorizationRequest(
         executionId, input.fingerprint(), input.tool(), input.actor(), input.sessionId(),
-        input.contract().credentialRef(), input.target());
+        input.contract().credentialRef(), input.target(), input.sessionPolicy());
     AuthorizationDecision decision = authorization.decide(request);
     while (true) {
       if (cancelRequested) {
@@ -335,6 +336,7 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
 
       // The request may have reached the target and no answer was observed.
       outcome = Outcome.UNKNOWN;
+      count("onceport_unknown_outcomes");
       journal("outcome_unknown", dispatchAttempts, Map.of("reason", failureMessage));
       if (replay == ReplayClass.READ_ONLY) {
         fail(Outcome.UNKNOWN, "no answer from the target after retries: " + failureMessage);
@@ -398,6 +400,9 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
       statusChecks.add(new ExecutionRecord.StatusCheck(now(), verdict.verdict().name().toLowerCase(), code, verdict.detail()));
       version++;
       journal("status_query", statusChecks.size(), Map.of("verdict", verdict.verdict().name().toLowerCase(), "detail", verdict.detail()));
+      if (verdict.verdict() != StatusResult.Verdict.RUNNING && verdict.verdict() != StatusResult.Verdict.UNKNOWN) {
+        count("onceport_status_query_resolutions", "verdict", verdict.verdict().name().toLowerCase());
+      }
       switch (verdict.verdict()) {
         case COMPLETED, FAILED -> {
           if (verdict.result() != null) {
@@ -671,6 +676,16 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
     version++;
     log.info("{} {} {}", executionId, next.wireName(), text);
     upsertSearchAttributes();
+  }
+
+  /** Replay-safe counters through the worker's metrics scope (Prometheus: onceport_*_total). */
+  private void count(String name, String... tags) {
+    Map<String, String> t = new LinkedHashMap<>();
+    t.put("tool", input.tool());
+    for (int i = 0; i + 1 < tags.length; i += 2) {
+      t.put(tags[i], tags[i + 1]);
+    }
+    Workflow.getMetricsScope().tagged(t).counter(name).inc(1);
   }
 
   private void upsertSearchAttributes() {

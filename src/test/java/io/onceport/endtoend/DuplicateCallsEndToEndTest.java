@@ -184,8 +184,7 @@ class DuplicateCallsEndToEndTest {
         .replace("tool: create_release", "tool: late_release"));
     var tools = new io.onceport.frontend.contract.ContractLoader().load(dir);
     try (var frontend = io.onceport.frontend.runtime.FrontendRuntime.start(gateway.connection, GatewayHarness.TASK_QUEUE,
-        gateway.data, tools, io.onceport.frontend.mcp.McpConfig.newBuilder().listenHost("127.0.0.1").listenPort(0)
-            .callWait(Duration.ofSeconds(30)))) {
+        gateway.data, tools, io.onceport.frontend.runtime.FrontendSettings.loopback(Duration.ofSeconds(30), "auto"), gateway.metrics)) {
       McpClient client = new McpClient(frontend.port(), gateway.token).initialize();
       CompletableFuture<JsonNode> call = CompletableFuture.supplyAsync(() -> call(client, 1, "late_release", release0()));
       Thread.sleep(1500);
@@ -218,6 +217,13 @@ class DuplicateCallsEndToEndTest {
     String id = executionId(call(client, 52, "create_release", args));
     first.get();
     java.nio.file.Path elsewhere = java.nio.file.Files.createTempDirectory("no-journal");
+    // An operator's copy of the payload keys, without the worker's journal.
+    java.nio.file.Path keys = java.nio.file.Files.createDirectories(elsewhere.resolve("keys/payload"));
+    try (var files = java.nio.file.Files.list(gateway.data.resolve("keys/payload"))) {
+      for (java.nio.file.Path f : files.toList()) {
+        java.nio.file.Files.copy(f, keys.resolve(f.getFileName()));
+      }
+    }
     java.io.StringWriter out = new java.io.StringWriter();
     picocli.CommandLine cli = io.onceport.frontend.cli.OnceportCommand.commandLine();
     cli.setOut(new java.io.PrintWriter(out));

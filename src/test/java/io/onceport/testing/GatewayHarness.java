@@ -34,6 +34,7 @@ public final class GatewayHarness implements AutoCloseable {
   public final ExecutionDirectory directory;
   public final String token;
   public final String otherToken;
+  public final io.onceport.frontend.ops.Metrics metrics;
 
   public GatewayHarness(boolean startWorker) throws IOException {
     this(startWorker, Duration.ofSeconds(20));
@@ -61,11 +62,13 @@ public final class GatewayHarness implements AutoCloseable {
     token = agents.add("agent:deployer");
     otherToken = agents.add("agent:other");
     engine = EmbeddedEngine.start("127.0.0.1", 0);
-    connection = TemporalConnection.connect(engine.target(), "default", true, null, Duration.ofSeconds(10));
+    metrics = new io.onceport.frontend.ops.Metrics();
+    connection = TemporalConnection.connect(engine.target(), "default", true,
+        io.onceport.activity.codec.Payloads.dataConverter(true, data), Duration.ofSeconds(10), metrics.metricsScope());
     connection.registerSearchAttributes();
-    worker = startWorker ? WorkerRuntime.start(connection, TASK_QUEUE, data, null, SessionAuthority.auto(), Duration.ofMinutes(1)) : null;
+    worker = startWorker ? WorkerRuntime.start(connection, TASK_QUEUE, data, null, "auto", Duration.ofMinutes(1), "harness") : null;
     frontend = FrontendRuntime.start(connection, TASK_QUEUE, data, tools,
-        McpConfig.newBuilder().listenHost("127.0.0.1").listenPort(0).callWait(callWait));
+        io.onceport.frontend.runtime.FrontendSettings.loopback(callWait, "auto"), metrics);
     directory = new ExecutionDirectory(connection);
   }
 

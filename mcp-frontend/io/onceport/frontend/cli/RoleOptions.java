@@ -1,0 +1,140 @@
+package io.onceport.frontend.cli;
+
+import io.onceport.activity.codec.Payloads;
+import io.onceport.activity.vault.VaultException;
+import io.onceport.activity.vault.VaultService;
+import io.onceport.frontend.ops.LogFormat;
+import io.onceport.frontend.ops.Metrics;
+import io.onceport.frontend.runtime.FrontendSettings;
+import io.onceport.frontend.runtime.HostPort;
+import io.onceport.frontend.temporal.TemporalConnection;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import picocli.CommandLine.Option;
+
+/** Options shared by {@code serve}, {@code worker} and {@code frontend}, as picocli mixins. */
+final class RoleOptions {
+  private RoleOptions() {}
+
+  /** Every role: where data lives, which namespace and queue, payload encryption, log format. */
+  static final class Common {
+    @Option(names = "--data", paramLabel = "DIR", defaultValue = "data",
+        description = "Data directory: keys, agents, vault, journals (default: ./${DEFAULT-VALUE}).")
+    Path data;
+
+    @Option(names = "--namespace", defaultValue = "default", description = "Temporal namespace (default: ${DEFAULT-VALUE}).")
+    String namespace;
+
+    @Option(names = "--task-queue", defaultValue = "onceport", description = "Temporal task queue (default: ${DEFAULT-VALUE}).")
+    String taskQueue;
+
+    @Option(names = "--session-authorization", paramLabel = "operator|auto", defaultValue = "operator",
+        description = "How a new agent session is authorized: 'operator' waits for `onceport sessions authorize`, "
+            + "'auto' allows it (default: ${DEFAULT-VALUE}). Front ends stamp it on each call; workers apply it.")
+    String sessionAuthorization;
+
+    @Option(names = "--payload-encryption", paramLabel = "on|off", defaultValue = "on",
+        description = "Encrypt workflow payloads (arguments, target responses) with AES-256-GCM keys from "
+            + "DATA/keys/payload (default: ${DEFAULT-VALUE}). Every process of one deployment must share the keys.")
+    String payloadEncryption;
+
+    @Option(names = "--log-format", paramLabel = "text|json", defaultValue = "text", description = "Log format on stderr (default: ${DEFAULT-VALUE}).")
+    String logFormat;
+
+    void validate() throws Exception {
+      if (!sessionAuthorization.equals("operator") && !sessionAuthorization.equals("auto")) {
+        throw new CliException("--session-authorization must be 'operator' or 'auto', not '" + sessionAuthorization + "'");
+      }
+      if (!payloadEncryption.equals("on") && !payloadEncryption.equals("off")) {
+        throw new CliException("--payload-encryption must be 'on' or 'off', not '" + payloadEncryption + "'");
+      }
+      if (!logFormat.equals("text") && !logFormat.equals("json")) {
+        throw new CliException("--log-format must be 'text' or 'json', not '" + logFormat + "'");
+      }
+      LogFormat.use(logFormat);
+      Files.createDirectories(data);
+    }
+
+    TemporalConnection connect(String target, boolean embeddedEngine, Metrics metrics) {
+      try {
+        return TemporalConnection.connect(ServeCommand.parse("--temporal", target).toString(), namespace, embeddedEngine,
+            Payloads.dataConverter(payloadEncryption.equals("on"), data), Duration.ofSeconds(10), metrics.metricsScope());
+      } catch (IllegalStateException e) {
+        throw new CliException(e.getMessage());
+      }
+    }
+  }
+
+  /** The worker role: approvals, the vault, journal segments. */
+  static final class Worker {
+    @Option(names = "--approval-timeout", defaultValue = "PT15M",
+        description = "How long an execution waits for an operator's approval before it is rejected (default: ${DEFAULT-VALUE}).")
+    Duration approvalTimeout;
+
+    @Option(names = "--passphrase-file", paramLabel = "FILE",
+        description = "Vault passphrase file (or set ONCEPORT_VAULT_PASSPHRASE); never on the command line.")
+    Path passphraseFile;
+
+    @Option(names = "--journal-writer", paramLabel = "NAME",
+        description = "This process's journal segment name (default: the host name). Two workers sharing a data dir need different names.")
+    String journalWriter;
+
+    VaultService openVault(Path data) {
+      if (approvalTimeout.isNegative() || approvalTimeout.isZero()) {
+        throw new CliException("--approval-timeout must be positive");
+      }
+      try {
+        return VaultService.configure(data, passphraseFile, System.getenv());
+      } catch (VaultException e) {
+        throw new CliException(e.getMessage());
+      }
+    }
+  }
+
+  /** The front-end role: the MCP listener and what it accepts. */
+  static final class Frontend {
+    @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:8765",
+        description = "MCP endpoint address (default: ${DEFAULT-VALUE}; loopback unless you mean otherwise).")
+    String listen;
+
+    @Option(names = "--contracts", paramLabel = "DIR", defaultValue = "contracts", description = "Tool contracts directory (default: ./${DEFAULT-VALUE}).")
+    Path contracts;
+
+    @Option(names = "--call-wait", defaultValue = "PT30S",
+        description = "How long tools/call waits for an outcome before answering with the pending state (default: ${DEFAULT-VALUE}).")
+    Duration callWait;
+
+    @Option(names = "--allowed-origin", paramLabel = "ORIGIN", description = "An Origin allowed besides loopback origins (repeatable).")
+    List<String> allowedOrigins = new ArrayList<>();
+
+    @Option(names = "--allow-anonymous",
+        description = "Accept requests without a bearer token as actor 'anonymous' (loopback only; for conformance testing).")
+    boolean allowAnonymous;
+
+    @Option(names = "--codec-ui-origin", paramLabel = "URL",
+        description = "Temporal UI origin allowed to call the codec server (/codec/encode, /codec/decode) with CORS (repeatable).")
+    List<String> codecUiOrigins = new ArrayList<>();
+
+    @Option(names = "--codec-auth", paramLabel = "token|none", defaultValue = "token",
+        description = "Codec server authentication: an operator token (an agent whose actor starts with 'operator:') "
+            + "or none (default: ${DEFAULT-VALUE}; 'none' only on a private network).")
+    String codecAuth;
+
+    FrontendSettings settings(String sessionPolicy) {
+      HostPort mcp = ServeCommand.parse("--listen", listen);
+      if (allowAnonymous && !mcp.isLoopback()) {
+        throw new CliException("--allow-anonymous is refused unless --listen is a loopback address");
+      }
+      if (!codecAuth.equals("token") && !codecAuth.equals("none")) {
+        throw new CliException("--codec-auth must be 'token' or 'none', not '" + codecAuth + "'");
+      }
+      if (callWait.isNegative()) {
+        throw new CliException("--call-wait must not be negative");
+      }
+      return new FrontendSettings(mcp, callWait, allowedOrigins, allowAnonymous, sessionPolicy, codecUiOrigins, codecAuth.equals("token"));
+    }
+  }
+}

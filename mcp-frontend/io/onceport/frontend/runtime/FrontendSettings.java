@@ -1,0 +1,28 @@
+package io.onceport.frontend.runtime;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * How a front end listens and what it accepts.
+ *
+ * @param sessionPolicy {@code operator|auto}, stamped on every call for the workers' ladder
+ * @param codecUiOrigins Temporal UI origins allowed to call the codec server
+ * @param codecAuth true when the codec server requires an operator token
+ */
+public record FrontendSettings(
+    HostPort listen, Duration callWait, List<String> allowedOrigins, boolean allowAnonymous, String sessionPolicy,
+    List<String> codecUiOrigins, boolean codecAuth) {
+  public FrontendSettings {
+    Objects.requireNonNull(listen, "listen == null");
+    Objects.requireNonNull(callWait, "callWait == null");
+    allowedOrigins = List.copyOf(allowedOrigins);
+    codecUiOrigins = List.copyOf(codecUiOrigins);
+  }
+
+  /** Loopback on a free port, everything else default: for tests and benchmarks. */
+  public static FrontendSettings loopback(Duration callWait, String sessionPolicy) {
+    return new FrontendSettings(new HostPort("127.0.0.1", 0), callWait, List.of(), false, sessionPolicy, List.of(), true);
+  }
+}
