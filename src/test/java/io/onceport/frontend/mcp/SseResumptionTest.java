@@ -150,6 +150,39 @@ class SseResumptionTest {
         McpHarness.json(rest.get(1).data()).get("id").asLong()), "only what came after the second transition");
   }
 
+  @Test
+  void sessionThatNegotiated20251125PollsEvenWhenTheRequestHeaderNamesAnOlderRevision() throws Exception {
+    try (McpHarness quick = new McpHarness(McpHarness.base().callWait(Duration.ofMillis(300)))) {
+      quick.gateway.slowMillis = 1500;
+      String session = quick.initialize("2025-11-25");
+      HttpResponse<String> r = quick.post(SLOW, "Mcp-Session-Id", session, "MCP-Protocol-Version", "2025-03-26");
+      List<Event> ev = events(r.body());
+      assertTrue(ev.stream().noneMatch(e -> e.data() != null && e.data().contains("\"result\"")),
+          "the stream closes before the result: " + r.body());
+      String last = ev.get(ev.size() - 1).id();
+      JsonNode result = null;
+      for (int i = 0; i < 20 && result == null; i++) { // reconnect as a client does after `retry`
+        List<Event> more = events(quick.http.send(quick.request(quick.server).header("Mcp-Session-Id", session)
+            .header("Last-Event-ID", last).header("Accept", "text/event-stream").GET().build(),
+            HttpResponse.BodyHandlers.ofString()).body());
+        for (Event e : more) {
+          last = e.id() != null ? e.id() : last;
+          if (e.data() != null && e.data().contains("\"result\"")) {
+            result = McpHarness.json(e.data());
+          }
+        }
+      }
+      assertEquals("call-7", result.get("id").asText());
+      assertEquals("completed", result.at("/result/structuredContent/state").asText());
+
+      String older = quick.initialize("2025-06-18"); // no polling before 2025-11-25: the pending result
+      HttpResponse<String> pending = quick.post(SLOW.replace("p-1", "p-2"), "Mcp-Session-Id", older);
+      List<Event> pe = events(pending.body());
+      assertEquals("pending", McpHarness.json(pe.get(pe.size() - 1).data()).at("/result/structuredContent/outcome").asText(),
+          pending.body());
+    }
+  }
+
   private HttpResponse<String> resume(String session, String lastEventId) throws Exception {
     return h.http.send(h.request(h.server).header("Mcp-Session-Id", session).header("Last-Event-ID", lastEventId)
         .header("Accept", "text/event-stream").GET().build(), HttpResponse.BodyHandlers.ofString());
