@@ -56,6 +56,10 @@ class McpConformanceTest {
                 "--expected-failures", BASELINE.toString(), "-o", RESULTS.toString()),
             Node22.PROJECT, Map.of("NO_COLOR", "1")).await(Duration.ofMinutes(4));
         String summary = suite.output().stream().filter(l -> l.startsWith("Total: ")).findFirst().orElse("(no summary line)");
+        int from = suite.output().indexOf("=== SUMMARY ===");
+        if (from >= 0) {
+          System.out.println(String.join("\n", suite.output().subList(from, suite.output().size())));
+        }
         System.out.println("MCP conformance: " + summary + "; results in " + RESULTS);
         assertEquals(0, suite.exit(), "conformance suite failed (" + summary + "):\n" + suite.text()
             + "\n--- onceport serve output:\n" + String.join("\n", serve.output()));
