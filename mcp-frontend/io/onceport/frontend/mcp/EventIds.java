@@ -8,7 +8,8 @@ import java.util.Base64;
 /**
  * SSE event ids derived from the durable execution, not from front-end memory:
  * {@code <executionId>:<seq>:<base64url({c: callId, i: JSON-RPC id, t: progress token})>}, where
- * {@code seq} is the record version the event reports, or {@code r} for the result. The call id
+ * {@code seq} is how many of the record's state transitions the stream has reported (0 for the
+ * priming event), or {@code r} for the result. The call id
  * makes ids unique within a session (every request is its own call on the record); the JSON-RPC
  * id and progress token let any front end rebuild the missed events from the record alone.
  */
@@ -52,7 +53,8 @@ record EventIds(String executionId, String seq, String callId, JsonNode rpcId, J
     return RESULT.equals(seq);
   }
 
-  long version() {
-    return resultSent() ? Long.MAX_VALUE : Long.parseLong(seq);
+  /** How many of the record's transitions the stream reported before this event id. */
+  int reported() {
+    return resultSent() ? Integer.MAX_VALUE : (int) Math.min(Integer.MAX_VALUE, Long.parseLong(seq));
   }
 }

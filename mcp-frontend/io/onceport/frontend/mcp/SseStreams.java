@@ -15,8 +15,11 @@ import java.util.List;
 
 /**
  * SSE responses for {@code tools/call} and their resumption. The stream follows the durable record
- * (priming event, a progress notification per record version when asked for, then the result), so
- * a {@code GET} with {@code Last-Event-ID} on any front end rebuilds what a broken stream missed.
+ * (priming event, a progress notification per state transition of the record when asked for, then
+ * the result), so a {@code GET} with {@code Last-Event-ID} on any front end rebuilds what a broken
+ * stream missed. Progress comes from the record's transition list, not from the versions this
+ * process happened to observe: a state that came and went between two polls is still reported, and
+ * the event id's sequence (transitions reported so far) tells a resumed stream where to go on.
  * A client that goes away is never taken as cancellation: the execution goes on and a retry or a
  * resumption gets its result.
  */
@@ -41,13 +44,15 @@ final class SseStreams {
     boolean withIds = !ex.modern();
     try {
       if (withIds) {
-        write(ctx, "id: " + ids.id(Long.toString(rec.version())) + "\nretry: " + config.sseRetry().toMillis()
-            + "\ndata: \n\n");
+        write(ctx, "id: " + ids.id("0") + "\nretry: " + config.sseRetry().toMillis() + "\ndata: \n\n");
       }
     } catch (IOException e) {
       return; // gone before anything happened; the execution goes on
     }
-    follow(ctx, ex.modern(), ids, rec, cr.attached(), contract, ex.protocolVersion(), withIds);
+    // Polling (closing the stream before the result) is for clients that negotiated 2025-11-25 in
+    // initialize; the session says so even when a request's header names an older revision.
+    String version = ex.session() != null ? ex.session().protocolVersion() : ex.protocolVersion();
+    follow(ctx, ex.modern(), ids, rec, cr.attached(), contract, version, withIds, 0);
   }
 
   /** Resumes a stream after {@code Last-Event-ID}. */
@@ -56,24 +61,18 @@ final class SseStreams {
     if (ids.resultSent()) {
       return; // the client has everything this stream carried
     }
-    ExecutionRecord start = rec;
-    follow(ctx, false, ids, start, false, contract(rec.tool()), session.protocolVersion(), true, ids.version());
+    follow(ctx, false, ids, rec, false, contract(rec.tool()), session.protocolVersion(), true, ids.reported());
   }
 
+  /** @param reported how many of the record's transitions this stream already reported */
   private void follow(Context ctx, boolean modern, EventIds ids, ExecutionRecord rec, boolean attached,
-      ToolContract contract, String version, boolean withIds) {
-    follow(ctx, modern, ids, rec, attached, contract, version, withIds, rec.version());
-  }
-
-  private void follow(Context ctx, boolean modern, EventIds ids, ExecutionRecord rec, boolean attached,
-      ToolContract contract, String version, boolean withIds, long lastSent) {
+      ToolContract contract, String version, boolean withIds, int reported) {
     long deadline = System.nanoTime() + config.callWait().toNanos();
     boolean progress = ids.progressToken() != null && !ids.progressToken().isNull();
     boolean gone = false;
     try {
-      if (progress && rec.version() > lastSent && !rec.isSettled()) {
-        progressEvent(ctx, ids, rec, withIds);
-        lastSent = rec.version();
+      if (progress) {
+        reported = progressEvents(ctx, ids, rec, withIds, reported);
       }
       while (!rec.isSettled()) {
         long left = deadline - System.nanoTime();
@@ -86,9 +85,8 @@ final class SseStreams {
         gone = gone || ClientConnection.isGone(ctx.req());
         if (next.version() > rec.version()) {
           rec = next;
-          if (!gone && progress && !rec.isSettled() && rec.version() > lastSent) {
-            progressEvent(ctx, ids, rec, withIds);
-            lastSent = rec.version();
+          if (!gone && progress) {
+            reported = progressEvents(ctx, ids, rec, withIds, reported);
           }
         }
       }
@@ -126,15 +124,28 @@ final class SseStreams {
     writer.report(d, true, "");
   }
 
-  private void progressEvent(Context ctx, EventIds ids, ExecutionRecord rec, boolean withIds) throws IOException {
-    ObjectNode n = Json.object();
-    n.put("jsonrpc", "2.0");
-    n.put("method", "notifications/progress");
-    ObjectNode p = n.putObject("params");
-    p.set("progressToken", ids.progressToken());
-    p.put("progress", rec.version());
-    p.put("message", ToolResults.message(rec));
-    write(ctx, (withIds ? "id: " + ids.id(Long.toString(rec.version())) + "\n" : "") + "data: " + Json.text(n) + "\n\n");
+  /**
+   * One progress notification per transition not reported yet ({@code progress} = its 1-based
+   * position in the record's transition list, so values only increase); the transition into a
+   * settled state is left to the result. Returns how many transitions are now reported.
+   */
+  private int progressEvents(Context ctx, EventIds ids, ExecutionRecord rec, boolean withIds, int reported)
+      throws IOException {
+    List<ExecutionRecord.Transition> ts = rec.transitions();
+    int upTo = rec.isSettled() ? ts.size() - 1 : ts.size();
+    for (int i = reported; i < upTo; i++) {
+      ExecutionRecord.Transition t = ts.get(i);
+      ObjectNode n = Json.object();
+      n.put("jsonrpc", "2.0");
+      n.put("method", "notifications/progress");
+      ObjectNode p = n.putObject("params");
+      p.set("progressToken", ids.progressToken());
+      p.put("progress", i + 1);
+      p.put("message", "execution " + rec.executionId() + " " + t.state()
+          + (t.detail() == null || t.detail().isEmpty() ? "" : ": " + t.detail()));
+      write(ctx, (withIds ? "id: " + ids.id(Integer.toString(i + 1)) + "\n" : "") + "data: " + Json.text(n) + "\n\n");
+    }
+    return Math.max(reported, upTo);
   }
 
   private ToolContract contract(String tool) {

@@ -117,6 +117,78 @@ class SseResumptionTest {
   }
 
   @Test
+  void progressReportsEveryTransitionOfTheRecordAndAResumedStreamGoesOnFromTheEventIdsCount() throws Exception {
+    String session = h.initialize("2025-11-25");
+    String call = "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":"
+        + "{\"name\":\"echo\",\"arguments\":{\"n\":1},\"_meta\":{\"progressToken\":7}}}";
+    Socket s = RawHttp.send(h.server.port(), "POST", call, "Authorization", "Bearer " + McpHarness.TOKEN,
+        "Accept", "application/json, text/event-stream", "Mcp-Session-Id", session);
+    String priming = events(RawHttp.readUntil(s, "retry:")).get(0).id();
+    s.close(); // broken right after priming; the execution goes on and settles unseen
+    String executionId = EventIds.parse(priming).executionId();
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (!h.gateway.find(executionId).orElseThrow().isSettled() && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+
+    List<Event> ev = events(resume(session, priming).body());
+    // accepted, authorized and dispatched all came and went while nobody watched: each is reported
+    List<Long> progress = new ArrayList<>();
+    List<String> states = new ArrayList<>();
+    for (Event e : ev.subList(0, 3)) {
+      progress.add(McpHarness.json(e.data()).at("/params/progress").asLong());
+      states.add(McpHarness.json(e.data()).at("/params/message").asText().split(" ")[2].replace(":", ""));
+    }
+    assertEquals(List.of(1L, 2L, 3L), progress);
+    assertEquals(List.of("accepted", "authorized", "dispatched"), states);
+    assertEquals("7", McpHarness.json(ev.get(0).data()).at("/params/progressToken").asText());
+    assertEquals(9, McpHarness.json(ev.get(3).data()).get("id").asInt());
+    assertEquals(4, ev.size());
+
+    List<Event> rest = events(resume(session, ev.get(1).id()).body());
+    assertEquals(List.of(3L, 9L), List.of(McpHarness.json(rest.get(0).data()).at("/params/progress").asLong(),
+        McpHarness.json(rest.get(1).data()).get("id").asLong()), "only what came after the second transition");
+  }
+
+  @Test
+  void sessionThatNegotiated20251125PollsEvenWhenTheRequestHeaderNamesAnOlderRevision() throws Exception {
+    try (McpHarness quick = new McpHarness(McpHarness.base().callWait(Duration.ofMillis(300)))) {
+      quick.gateway.slowMillis = 1500;
+      String session = quick.initialize("2025-11-25");
+      HttpResponse<String> r = quick.post(SLOW, "Mcp-Session-Id", session, "MCP-Protocol-Version", "2025-03-26");
+      List<Event> ev = events(r.body());
+      assertTrue(ev.stream().noneMatch(e -> e.data() != null && e.data().contains("\"result\"")),
+          "the stream closes before the result: " + r.body());
+      String last = ev.get(ev.size() - 1).id();
+      JsonNode result = null;
+      for (int i = 0; i < 20 && result == null; i++) { // reconnect as a client does after `retry`
+        List<Event> more = events(quick.http.send(quick.request(quick.server).header("Mcp-Session-Id", session)
+            .header("Last-Event-ID", last).header("Accept", "text/event-stream").GET().build(),
+            HttpResponse.BodyHandlers.ofString()).body());
+        for (Event e : more) {
+          last = e.id() != null ? e.id() : last;
+          if (e.data() != null && e.data().contains("\"result\"")) {
+            result = McpHarness.json(e.data());
+          }
+        }
+      }
+      assertEquals("call-7", result.get("id").asText());
+      assertEquals("completed", result.at("/result/structuredContent/state").asText());
+
+      String older = quick.initialize("2025-06-18"); // no polling before 2025-11-25: the pending result
+      HttpResponse<String> pending = quick.post(SLOW.replace("p-1", "p-2"), "Mcp-Session-Id", older);
+      List<Event> pe = events(pending.body());
+      assertEquals("pending", McpHarness.json(pe.get(pe.size() - 1).data()).at("/result/structuredContent/outcome").asText(),
+          pending.body());
+    }
+  }
+
+  private HttpResponse<String> resume(String session, String lastEventId) throws Exception {
+    return h.http.send(h.request(h.server).header("Mcp-Session-Id", session).header("Last-Event-ID", lastEventId)
+        .header("Accept", "text/event-stream").GET().build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
   void getWithoutLastEventIdIs405AndUnknownEventIdIs404() throws Exception {
     String session = h.initialize("2025-11-25");
     HttpResponse<String> plain = h.http.send(h.request(h.server).header("Mcp-Session-Id", session)
