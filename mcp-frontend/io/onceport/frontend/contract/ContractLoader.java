@@ -53,7 +53,7 @@ public final class ContractLoader {
   private static final Set<String> HTTP_METHODS = Set.of("GET", "POST", "PUT", "PATCH", "DELETE");
 
   private static final List<String> TOP =
-      List.of("tool", "description", "input_schema", "output_schema", "channel", "http", "ssh", "replay", "fingerprint");
+      List.of("tool", "description", "input_schema", "output_schema", "channel", "http", "ssh", "replay", "fingerprint", "result");
   private static final List<String> HTTP =
       List.of("method", "url", "body", "headers", "idempotency_header", "credential", "timeout");
   private static final List<String> SSH =
@@ -224,10 +224,23 @@ public final class ContractLoader {
           }
         }
       }
+      String resultFormat = ToolContract.RESULT_TEXT;
+      ObjectNode res = section(root, "", "result", false);
+      if (res != null) {
+        known(res, "result", List.of("format"));
+        String format = string(res, "result", "format", false);
+        if (format != null) {
+          if (format.equals(ToolContract.RESULT_TEXT) || format.equals(ToolContract.RESULT_MCP_CONTENT)) {
+            resultFormat = format;
+          } else {
+            error("result.format", "must be text or mcp_content, not '" + format + "'");
+          }
+        }
+      }
       if (!result.errors.isEmpty()) {
         return null;
       }
-      return new ToolContract(tool, description, inputSchema, outputSchema, channel, http, ssh, replay, ignore, secret);
+      return new ToolContract(tool, description, inputSchema, outputSchema, channel, http, ssh, replay, ignore, secret, resultFormat);
     }
 
     private String schema(ObjectNode root, String field, boolean required) {

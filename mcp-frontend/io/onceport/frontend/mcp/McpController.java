@@ -445,6 +445,9 @@ final class McpController {
     if (level == null || !LOG_LEVELS.contains(level)) {
       throw McpException.rpc(McpException.INVALID_PARAMS, "Invalid params: level must be one of " + LOG_LEVELS, ex.id());
     }
+    if (ex.session() != null) {
+      sse.logLevels.put(ex.session().nonce(), level);
+    }
     return Reply.of(Json.response(ex.id(), Json.object()));
   }
 

@@ -29,6 +29,22 @@ final class SseStreams {
   private final ExecutionGateway gateway;
   private final ResponseWriter writer;
 
+  /**
+   * Log levels set with {@code logging/setLevel}, by session nonce. Best effort and per front end
+   * (sessions are stateless tokens): only a session that asked for {@code debug} or {@code info}
+   * gets the execution's transitions as log messages; one that set nothing gets none.
+   */
+  final java.util.Map<String, String> logLevels = new java.util.concurrent.ConcurrentHashMap<>();
+
+  private static final List<String> LEVELS =
+      List.of("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency");
+
+  /** True when a session asked for {@code info} messages (its level is debug or info). */
+  boolean logsInfo(Session session) {
+    String level = session == null ? null : logLevels.get(session.nonce());
+    return level != null && LEVELS.indexOf(level) <= LEVELS.indexOf("info");
+  }
+
   SseStreams(McpConfig config, ExecutionGateway gateway, ResponseWriter writer) {
     this.config = config;
     this.gateway = gateway;
@@ -52,7 +68,7 @@ final class SseStreams {
     // Polling (closing the stream before the result) is for clients that negotiated 2025-11-25 in
     // initialize; the session says so even when a request's header names an older revision.
     String version = ex.session() != null ? ex.session().protocolVersion() : ex.protocolVersion();
-    follow(ctx, ex.modern(), ids, rec, cr.attached(), contract, version, withIds, 0);
+    follow(ctx, ex.modern(), ids, rec, cr.attached(), contract, version, withIds, 0, !ex.modern() && logsInfo(ex.session()));
   }
 
   /** Resumes a stream after {@code Last-Event-ID}. */
@@ -61,16 +77,20 @@ final class SseStreams {
     if (ids.resultSent()) {
       return; // the client has everything this stream carried
     }
-    follow(ctx, false, ids, rec, false, contract(rec.tool()), session.protocolVersion(), true, ids.reported());
+    follow(ctx, false, ids, rec, false, contract(rec.tool()), session.protocolVersion(), true, ids.reported(), false);
   }
 
   /** @param reported how many of the record's transitions this stream already reported */
   private void follow(Context ctx, boolean modern, EventIds ids, ExecutionRecord rec, boolean attached,
-      ToolContract contract, String version, boolean withIds, int reported) {
+      ToolContract contract, String version, boolean withIds, int reported, boolean logs) {
     long deadline = System.nanoTime() + config.callWait().toNanos();
     boolean progress = ids.progressToken() != null && !ids.progressToken().isNull();
     boolean gone = false;
+    int logged = 0;
     try {
+      if (logs) {
+        logged = logEvents(ctx, rec, logged);
+      }
       if (progress) {
         reported = progressEvents(ctx, ids, rec, withIds, reported);
       }
@@ -85,6 +105,9 @@ final class SseStreams {
         gone = gone || ClientConnection.isGone(ctx.req());
         if (next.version() > rec.version()) {
           rec = next;
+          if (!gone && logs) {
+            logged = logEvents(ctx, rec, logged);
+          }
           if (!gone && progress) {
             reported = progressEvents(ctx, ids, rec, withIds, reported);
           }
@@ -146,6 +169,28 @@ final class SseStreams {
       write(ctx, (withIds ? "id: " + ids.id(Integer.toString(i + 1)) + "\n" : "") + "data: " + Json.text(n) + "\n\n");
     }
     return Math.max(reported, upTo);
+  }
+
+  /**
+   * One {@code notifications/message} (level info, logger {@code onceport}) per transition not
+   * logged yet, the settled one included: what the execution went through, as log lines. They carry
+   * no event id; a resumed stream carries progress and the result, not the log.
+   */
+  private int logEvents(Context ctx, ExecutionRecord rec, int logged) throws IOException {
+    List<ExecutionRecord.Transition> ts = rec.transitions();
+    for (int i = logged; i < ts.size(); i++) {
+      ExecutionRecord.Transition t = ts.get(i);
+      ObjectNode n = Json.object();
+      n.put("jsonrpc", "2.0");
+      n.put("method", "notifications/message");
+      ObjectNode p = n.putObject("params");
+      p.put("level", "info");
+      p.put("logger", "onceport");
+      p.putObject("data").put("execution_id", rec.executionId()).put("state", t.state()).put("at", t.at())
+          .put("message", t.detail() == null ? "" : t.detail());
+      write(ctx, "data: " + Json.text(n) + "\n\n");
+    }
+    return ts.size();
   }
 
   private ToolContract contract(String tool) {

@@ -96,7 +96,14 @@ final class ToolResults {
       case COMPLETED, FAILED -> body.isEmpty() ? message(r) : body;
       default -> message(r);
     };
-    content.addObject().put("type", "text").put("text", text);
+    JsonNode blocks = contract != null && ToolContract.RESULT_MCP_CONTENT.equals(contract.resultFormat())
+        && (r.state() == ExecutionState.COMPLETED || r.state() == ExecutionState.FAILED) ? parseOrNull(body) : null;
+    if (blocks != null && blocks.path("content").isArray() && !blocks.path("content").isEmpty()) {
+      // The target speaks MCP result shapes: its content blocks (image, audio, resource, ...) pass through.
+      blocks.path("content").forEach(b -> content.add(b.deepCopy()));
+    } else {
+      content.addObject().put("type", "text").put("text", text);
+    }
     ObjectNode summary = summary(r, attached);
     JsonNode structured = summary;
     if (contract != null && contract.outputSchema() != null) {

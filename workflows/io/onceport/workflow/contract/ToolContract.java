@@ -15,6 +15,9 @@ import java.util.Objects;
  * @param outputSchema optional JSON Schema of structured results, serialized JSON or null
  * @param fingerprintIgnore arguments with no semantic meaning, dropped before fingerprinting
  * @param fingerprintSecret arguments fingerprinted by keyed HMAC only, never stored in clear
+ * @param resultFormat how a completed target response becomes MCP content: {@code text} (the body
+ *     as one text block) or {@code mcp_content} (the body is {@code {"content": [...]}} with MCP
+ *     content blocks — text, image, audio, resource — passed through)
  */
 public record ToolContract(
     String tool,
@@ -26,7 +29,19 @@ public record ToolContract(
     SshSpec ssh,
     ReplaySpec replay,
     List<String> fingerprintIgnore,
-    List<String> fingerprintSecret) {
+    List<String> fingerprintSecret,
+    String resultFormat) {
+
+  /** The target's body becomes one text content block (the default). */
+  public static final String RESULT_TEXT = "text";
+  /** The target answers with an MCP result shape ({@code {"content": [...]}}), passed through as content. */
+  public static final String RESULT_MCP_CONTENT = "mcp_content";
+
+  /** A contract whose results are text. */
+  public ToolContract(String tool, String description, String inputSchema, String outputSchema, Channel channel,
+      HttpSpec http, SshSpec ssh, ReplaySpec replay, List<String> fingerprintIgnore, List<String> fingerprintSecret) {
+    this(tool, description, inputSchema, outputSchema, channel, http, ssh, replay, fingerprintIgnore, fingerprintSecret, RESULT_TEXT);
+  }
 
   public enum Channel {
     HTTP,
@@ -34,6 +49,10 @@ public record ToolContract(
   }
 
   public ToolContract {
+    resultFormat = resultFormat == null ? RESULT_TEXT : resultFormat;
+    if (!resultFormat.equals(RESULT_TEXT) && !resultFormat.equals(RESULT_MCP_CONTENT)) {
+      throw new IllegalArgumentException("Invalid result format: " + resultFormat + " (expected text or mcp_content)");
+    }
     Objects.requireNonNull(tool, "tool == null");
     Objects.requireNonNull(channel, "channel == null");
     Objects.requireNonNull(replay, "replay == null");
