@@ -13,6 +13,13 @@ public final class Main {
 
   /** Runs the CLI and returns its exit code (tests call this instead of {@link #main}). */
   public static int run(String... args) {
-    return OnceportCommand.commandLine().execute(args);
+    CommandLine cl;
+    try {
+      cl = OnceportCommand.commandLine(args);
+    } catch (io.onceport.frontend.cli.CliException e) {
+      System.err.println("onceport: " + e.getMessage());
+      return 2;
+    }
+    return cl.execute(OnceportCommand.withoutConfig(args));
   }
 }

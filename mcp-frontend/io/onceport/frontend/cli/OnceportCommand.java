@@ -8,7 +8,8 @@ import picocli.CommandLine.Command;
     name = "onceport",
     mixinStandardHelpOptions = true,
     versionProvider = OnceportCommand.Version.class,
-    description = "MCP action gateway backed by Temporal: one requested action is executed once.",
+    description = {"MCP action gateway backed by Temporal: one requested action is executed once.",
+        "Option defaults may come from a YAML file: --config FILE (anywhere), $ONCEPORT_CONFIG or ./onceport.yaml."},
     subcommands = {
       CommandLine.HelpCommand.class,
       ServeCommand.class,
@@ -41,6 +42,30 @@ public final class OnceportCommand implements Runnable {
     CommandLine cl = new CommandLine(new OnceportCommand());
     cl.setExecutionExceptionHandler(new CliErrors());
     return cl;
+  }
+
+  /**
+   * The command line with option defaults from the config file named by {@code --config FILE} in
+   * {@code args}, {@code $ONCEPORT_CONFIG} or {@code ./onceport.yaml} (see {@link ConfigFile}).
+   * Run it with {@link #withoutConfig(String...)}.
+   *
+   * @throws CliException when the named config file is missing or not a YAML mapping
+   */
+  public static CommandLine commandLine(String... args) {
+    CommandLine cl = commandLine();
+    cl.setDefaultValueProvider(ConfigFile.load(new java.util.ArrayList<>(java.util.List.of(args))));
+    return cl;
+  }
+
+  /** {@code args} without {@code --config FILE}. */
+  public static String[] withoutConfig(String... args) {
+    java.util.List<String> rest = new java.util.ArrayList<>(java.util.List.of(args));
+    try {
+      ConfigFile.load(rest);
+    } catch (CliException ignored) {
+      // reported by commandLine(args)
+    }
+    return rest.toArray(String[]::new);
   }
 
   static final class Version implements CommandLine.IVersionProvider {

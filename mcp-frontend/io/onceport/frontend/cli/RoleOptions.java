@@ -107,14 +107,14 @@ final class RoleOptions {
         description = "How long tools/call waits for an outcome before answering with the pending state (default: ${DEFAULT-VALUE}).")
     Duration callWait;
 
-    @Option(names = "--allowed-origin", paramLabel = "ORIGIN", description = "An Origin allowed besides loopback origins (repeatable).")
+    @Option(names = "--allowed-origin", paramLabel = "ORIGIN", split = ",", description = "An Origin allowed besides loopback origins (repeatable).")
     List<String> allowedOrigins = new ArrayList<>();
 
     @Option(names = "--allow-anonymous",
         description = "Accept requests without a bearer token as actor 'anonymous' (loopback only; for conformance testing).")
     boolean allowAnonymous;
 
-    @Option(names = "--codec-ui-origin", paramLabel = "URL",
+    @Option(names = "--codec-ui-origin", paramLabel = "URL", split = ",",
         description = "Temporal UI origin allowed to call the codec server (/codec/encode, /codec/decode) with CORS (repeatable).")
     List<String> codecUiOrigins = new ArrayList<>();
 
