@@ -105,7 +105,16 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
 
   private final Logger log = Workflow.getLogger(ToolExecutionWorkflowImpl.class);
   private final JournalActivities journal = Workflow.newLocalActivityStub(JournalActivities.class, JOURNAL_OPTIONS);
-  private final AuthorizationActivities authorization =
+  /** The ladder as a local activity (version 1): it reads local state only, so no task-queue trip. */
+  private static final LocalActivityOptions LOCAL_AUTHORIZATION_OPTIONS =
+      LocalActivityOptions.newBuilder()
+          .setStartToCloseTimeout(Duration.ofSeconds(30))
+          .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(5).build())
+          .build();
+
+  static final String LOCAL_AUTHORIZATION_CHANGE = "authorization-as-local-activity";
+
+  private AuthorizationActivities authorization =
       Workflow.newActivityStub(AuthorizationActivities.class, AUTHORIZATION_OPTIONS);
 
   private final ExecutionInput input;
@@ -172,6 +181,9 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
   // ---- authorization: who may act, never whether it already happened ----
 
   private boolean authorize() {
+    if (Workflow.getVersion(LOCAL_AUTHORIZATION_CHANGE, Workflow.DEFAULT_VERSION, 1) == 1) {
+      authorization = Workflow.newLocalActivityStub(AuthorizationActivities.class, LOCAL_AUTHORIZATION_OPTIONS);
+    }
     AuthorizationRequest request = new AuthorizationRequest(
         executionId, input.fingerprint(), input.tool(), input.actor(), input.sessionId(),
         input.contract().credentialRef(), input.target(), input.sessionPolicy());
