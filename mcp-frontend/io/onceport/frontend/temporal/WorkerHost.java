@@ -17,7 +17,9 @@ public final class WorkerHost implements AutoCloseable {
 
   public static WorkerHost start(TemporalConnection connection, String taskQueue, Object... activities) {
     WorkerFactory factory = WorkerFactory.newInstance(connection.client());
-    Worker worker = factory.newWorker(taskQueue, WorkerOptions.newBuilder().build());
+    // A cold or CPU-starved JVM can spend over a second loading classes inside a workflow task; the
+    // SDK's default 1 s deadlock detection would fail such a task (and any query replaying it).
+    Worker worker = factory.newWorker(taskQueue, WorkerOptions.newBuilder().setDefaultDeadlockDetectionTimeout(10_000).build());
     worker.registerWorkflowImplementationTypes(ToolExecutionWorkflowImpl.class, AgentSessionWorkflowImpl.class);
     worker.registerActivitiesImplementations(activities);
     factory.start();

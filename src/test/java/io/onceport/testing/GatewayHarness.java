@@ -96,12 +96,20 @@ public final class GatewayHarness implements AutoCloseable {
       throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     ExecutionRecord last = null;
+    RuntimeException failure = null;
     while (System.nanoTime() < deadline) {
-      last = record(executionId);
-      if (condition.test(last)) {
-        return last;
+      try {
+        last = record(executionId);
+        if (condition.test(last)) {
+          return last;
+        }
+      } catch (RuntimeException e) {
+        failure = e; // a query can fail while a worker is starting or was just killed: ask again
       }
       Thread.sleep(100);
+    }
+    if (last == null && failure != null) {
+      throw failure;
     }
     throw new AssertionError("execution " + executionId + " did not reach the expected state; last: "
         + (last == null ? "none" : last.view() + " — " + last.message()));
