@@ -418,7 +418,7 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
       switch (verdict.verdict()) {
         case COMPLETED, FAILED -> {
           if (verdict.result() != null) {
-            observe(verdict.result(), verdict.verdict() == StatusResult.Verdict.COMPLETED);
+            observe(verdict.result(), verdict.verdict() == StatusResult.Verdict.COMPLETED, "the status query found it: ");
           } else {
             settle(verdict.verdict() == StatusResult.Verdict.COMPLETED, "status query: " + verdict.detail());
           }
@@ -468,14 +468,14 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
   }
 
   private void observe(DispatchResult observed) {
-    observe(observed, observed.succeeded());
+    observe(observed, observed.succeeded(), "the target answered ");
   }
 
-  private void observe(DispatchResult observed, boolean succeeded) {
+  private void observe(DispatchResult observed, boolean succeeded, String how) {
     result = observed;
     resultReference = Ids.resultReference(Workflow.currentTimeMillis(), random);
     String answer = observed.status() != null ? "HTTP " + observed.status() : "exit status " + observed.exitStatus();
-    settle(succeeded, "the target answered " + answer);
+    settle(succeeded, how + answer);
   }
 
   private void settle(boolean succeeded, String why) {
