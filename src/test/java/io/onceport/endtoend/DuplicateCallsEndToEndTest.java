@@ -236,6 +236,40 @@ class DuplicateCallsEndToEndTest {
     assertEquals(1, cli.execute("investigate", id, "--data", elsewhere.toString()));
   }
 
+  @Test
+  void revision20260728ClientReissuingAfterACutStreamGetsTheFirstExecutionFromOneDispatch() throws Exception {
+    String v = "2026-07-28";
+    String args = "{\"service\":\"catalog\",\"version\":\"modern-" + (++version) + "\"}";
+    java.util.function.IntFunction<String> body = id -> "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/call\","
+        + "\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"" + v + "\","
+        + "\"io.modelcontextprotocol/clientInfo\":{\"name\":\"modern-agent\",\"version\":\"2\"},"
+        + "\"io.modelcontextprotocol/clientCapabilities\":{},\"onceport/run\":\"run-7\"},"
+        + "\"name\":\"create_release\",\"arguments\":" + args + "}}";
+    gateway.armFault("delay=1500", 1);
+    byte[] first = body.apply(10).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    try (java.net.Socket socket = new java.net.Socket("127.0.0.1", gateway.frontend.port())) {
+      String head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json\r\n"
+          + "Authorization: Bearer " + gateway.token + "\r\nMCP-Protocol-Version: " + v + "\r\nMcp-Method: tools/call\r\n"
+          + "Mcp-Name: create_release\r\nContent-Length: " + first.length + "\r\n\r\n";
+      socket.getOutputStream().write(head.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      socket.getOutputStream().write(first);
+      socket.getOutputStream().flush();
+      Thread.sleep(400);
+      socket.setSoLinger(true, 0);
+    } // the response stream breaks; the client must re-issue the request with a new id
+    McpClient modern = new McpClient(gateway.frontend.port(), gateway.token);
+    JsonNode again = JSON.readTree(modern.post(body.apply(11), "MCP-Protocol-Version", v, "Mcp-Method", "tools/call",
+        "Mcp-Name", "create_release").body());
+    assertEquals(11, again.get("id").asInt(), again.toString());
+    assertEquals("completed", again.at("/result/structuredContent/state").asText(), again.toString());
+    assertTrue(again.at("/result/structuredContent/attached").asBoolean(), again.toString());
+    String id = executionId(again);
+    assertEquals(1, acted("/v1/releases", id));
+    ExecutionRecord record = gateway.record(id);
+    assertEquals(List.of("10", "11"), record.calls().stream().map(c -> c.jsonRpcId()).toList());
+    assertEquals("modern-agent/2", record.calls().get(1).clientInfo());
+  }
+
   private static JsonNode release0() {
     try {
       return release();
