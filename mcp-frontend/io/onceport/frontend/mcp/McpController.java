@@ -759,8 +759,17 @@ final class McpController {
     ctx.status(204);
   }
 
+  /** Sessions this front end already recorded (bounded): a run's every call must not signal its session again. */
+  private final java.util.Set<String> recordedSessions = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
   /** Records an agent session's start; a failure to record never fails the request itself. */
   private void recordSessionStart(String actor, String sessionId, String clientName, String clientVersion, String version, String remote) {
+    if (!recordedSessions.add(sessionId)) {
+      return;
+    }
+    if (recordedSessions.size() > 10_000) {
+      recordedSessions.clear(); // forget, not fail: a repeated start is ignored by the session record
+    }
     try {
       config.sessionRegistry().started(new io.onceport.frontend.auth.SessionStart(
           actor, sessionId, clientName, clientVersion, version, remote, config.clock().instant()));
