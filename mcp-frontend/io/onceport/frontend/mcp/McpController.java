@@ -774,6 +774,7 @@ final class McpController {
       config.sessionRegistry().started(new io.onceport.frontend.auth.SessionStart(
           actor, sessionId, clientName, clientVersion, version, remote, config.clock().instant()));
     } catch (RuntimeException e) {
+      recordedSessions.remove(sessionId);
       org.slf4j.LoggerFactory.getLogger(McpController.class).warn("could not record session {}: {}", sessionId, e.getMessage());
     }
   }
