@@ -51,11 +51,14 @@ class TemporalUiChromiumTest {
     try (Cluster cluster = new Cluster()) {
       int temporalPort = Cluster.freePort();
       int uiPort = Cluster.freePort();
+      int listenPort = Cluster.freePort();
       ChildProcess serve = cluster.start("serve", "--engine", "temporal-cli", "--embedded-port", Integer.toString(temporalPort),
           "--ui-port", Integer.toString(uiPort), "--data", cluster.data.toString(), "--contracts", cluster.contracts.toString(),
-          "--listen", "127.0.0.1:0", "--session-authorization", "auto", "--task-queue", Cluster.TASK_QUEUE);
+          "--listen", "127.0.0.1:" + listenPort, "--session-authorization", "auto", "--task-queue", Cluster.TASK_QUEUE);
       int mcpPort = Cluster.awaitFrontend(serve);
       assertTrue(serve.output().stream().anyMatch(l -> l.contains("UI http://127.0.0.1:" + uiPort)), serve.output().toString());
+      assertEquals(listenPort, mcpPort);
+      assertUiDecodesThroughTheCodecServer(uiPort, mcpPort);
       McpClient client = cluster.client(mcpPort);
       String found = executionId(client.call(1, "create_release", JSON.readTree("{\"service\":\"catalog\",\"version\":\"2026.12.7\"}")));
       String other = executionId(client.call(2, "create_release", JSON.readTree("{\"service\":\"search\",\"version\":\"2026.12.8\"}")));
@@ -82,6 +85,21 @@ class TemporalUiChromiumTest {
       assertArrayEquals(new byte[] {(byte) 0x89, 'P', 'N', 'G'}, Arrays.copyOf(png, 4));
       assertTrue(png.length > 20_000, "a near-empty screenshot: " + png.length + " bytes");
     }
+  }
+
+  /** The UI's settings name this front end's codec server, and the codec server allows the UI's origin. */
+  private static void assertUiDecodesThroughTheCodecServer(int uiPort, int mcpPort) throws Exception {
+    java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+    var settings = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + uiPort + "/api/v1/settings"))
+        .timeout(Duration.ofSeconds(10)).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, settings.statusCode(), settings.body());
+    assertEquals("http://127.0.0.1:" + mcpPort + "/codec", JSON.readTree(settings.body()).at("/Codec/Endpoint").asText(), settings.body());
+    String origin = "http://127.0.0.1:" + uiPort;
+    var preflight = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + mcpPort + "/codec/decode"))
+        .method("OPTIONS", java.net.http.HttpRequest.BodyPublishers.noBody()).header("Origin", origin)
+        .header("Access-Control-Request-Method", "POST").timeout(Duration.ofSeconds(10)).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertEquals(origin, preflight.headers().firstValue("Access-Control-Allow-Origin").orElse(null), preflight.headers().map().toString());
   }
 
   private static String executionId(JsonNode answer) {
