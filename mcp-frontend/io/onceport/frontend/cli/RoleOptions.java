@@ -21,8 +21,8 @@ final class RoleOptions {
 
   /** Every role: where data lives, which namespace and queue, payload encryption, log format. */
   static final class Common {
-    @Option(names = "--data", paramLabel = "DIR", defaultValue = "data",
-        description = "Data directory: keys, agents, vault, journals (default: ./${DEFAULT-VALUE}).")
+    @Option(names = "--data", paramLabel = "DIR", defaultValue = "${env:ONCEPORT_DATA:-data}",
+        description = "Data directory: keys, agents, vault, journals (default: $ONCEPORT_DATA or ./data).")
     Path data;
 
     @Option(names = "--namespace", defaultValue = "default", description = "Temporal namespace (default: ${DEFAULT-VALUE}).")
@@ -41,7 +41,8 @@ final class RoleOptions {
             + "DATA/keys/payload (default: ${DEFAULT-VALUE}). Every process of one deployment must share the keys.")
     String payloadEncryption;
 
-    @Option(names = "--log-format", paramLabel = "text|json", defaultValue = "text", description = "Log format on stderr (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--log-format", paramLabel = "text|json", defaultValue = "${env:ONCEPORT_LOG_FORMAT:-text}",
+        description = "Log format on stderr (default: $ONCEPORT_LOG_FORMAT or text).")
     String logFormat;
 
     void validate() throws Exception {

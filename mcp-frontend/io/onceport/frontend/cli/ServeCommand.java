@@ -89,9 +89,16 @@ public final class ServeCommand implements Callable<Integer> {
       } else {
         Path binary = TemporalCliServer.findBinary()
             .orElseThrow(() -> new CliException("--engine temporal-cli needs the `temporal` CLI on PATH (bin/install-temporal-cli builds it)"));
+        // The UI (in the operator's browser) decodes payloads through this front end's codec server:
+        // known only when the MCP port is fixed and reachable on loopback.
+        HostPort mcp = settings.listen();
+        String codecEndpoint = mcp.port() != 0 && mcp.isLoopback() ? "http://" + mcp + "/codec" : null;
         TemporalCliServer server = TemporalCliServer.start(binary, common.data, "127.0.0.1", embeddedPort, uiPort, false,
-            null, Duration.ofSeconds(60));
+            codecEndpoint, Duration.ofSeconds(60));
         running.add(server);
+        if (codecEndpoint != null) {
+          settings = settings.withCodecUiOrigin(server.uiUrl().orElseThrow());
+        }
         target = server.target();
         engineNote = " temporal-cli, database " + common.data.resolve("temporal.db") + server.uiUrl().map(u -> ", UI " + u).orElse("");
       }

@@ -21,6 +21,17 @@ public record FrontendSettings(
     codecUiOrigins = List.copyOf(codecUiOrigins);
   }
 
+  /** These settings with {@code origin} also allowed to call the codec server (no duplicate). */
+  public FrontendSettings withCodecUiOrigin(String origin) {
+    Objects.requireNonNull(origin, "origin == null");
+    if (codecUiOrigins.contains(origin)) {
+      return this;
+    }
+    List<String> origins = new java.util.ArrayList<>(codecUiOrigins);
+    origins.add(origin);
+    return new FrontendSettings(listen, callWait, allowedOrigins, allowAnonymous, sessionPolicy, origins, codecAuth);
+  }
+
   /** Loopback on a free port, everything else default: for tests and benchmarks. */
   public static FrontendSettings loopback(Duration callWait, String sessionPolicy) {
     return new FrontendSettings(new HostPort("127.0.0.1", 0), callWait, List.of(), false, sessionPolicy, List.of(), true);

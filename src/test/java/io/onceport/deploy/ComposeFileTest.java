@@ -8,7 +8,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.onceport.frontend.cli.OnceportCommand;
+import io.onceport.frontend.runtime.HostPort;
 import io.onceport.frontend.temporal.TemporalConnection;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.ParseResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -120,5 +127,87 @@ class ComposeFileTest {
     assertTrue(dockerfile.contains("USER onceport:onceport"));
     assertTrue(dockerfile.contains("ENTRYPOINT [\"java\",\"-jar\",\"/app/onceport.jar\"]"));
     assertFalse(dockerfile.contains("USER root"));
+  }
+
+  /** Compose's {@code ${VAR:-default}} interpolation, with the defaults (no .env file). */
+  private static String interpolate(String value) {
+    Matcher m = Pattern.compile("\\$\\{([A-Z_]+):-([^}]*)}").matcher(value);
+    StringBuilder out = new StringBuilder();
+    while (m.find()) {
+      m.appendReplacement(out, Matcher.quoteReplacement(m.group(2)));
+    }
+    m.appendTail(out);
+    assertFalse(out.toString().contains("${"), "a variable without a default: " + value);
+    return out.toString();
+  }
+
+  private static List<String> onceportServices() {
+    List<String> names = new ArrayList<>();
+    for (Map.Entry<String, JsonNode> e : iterable(services)) {
+      if ("onceport:local".equals(e.getValue().path("image").asText())) {
+        names.add(e.getKey());
+      }
+    }
+    return names;
+  }
+
+  /** The innermost subcommand's parse result: the command the container runs. */
+  private static ParseResult parse(String service) {
+    List<String> args = new ArrayList<>();
+    services.get(service).get("command").forEach(a -> args.add(interpolate(a.asText())));
+    ParseResult result = OnceportCommand.commandLine().parseArgs(args.toArray(String[]::new));
+    while (result.hasSubcommand()) {
+      result = result.subcommand();
+    }
+    return result;
+  }
+
+  @Test
+  void everyOnceportCommandParsesAgainstTheRealCommandLineModel() {
+    assertEquals(List.of("onceport-keys", "worker", "frontend"), onceportServices());
+    for (String service : onceportServices()) {
+      ParseResult command;
+      try {
+        command = parse(service);
+      } catch (CommandLine.ParameterException e) {
+        throw new AssertionError(service + ": " + e.getMessage(), e);
+      }
+      assertTrue(command.unmatched().isEmpty(), service + " unmatched " + command.unmatched());
+      for (String address : List.of("--temporal", "--listen", "--metrics-listen")) {
+        if (command.hasMatchedOption(address)) {
+          HostPort.parse(command.matchedOption(address).getValue());
+        }
+      }
+    }
+    assertEquals("keys init", parse("onceport-keys").commandSpec().qualifiedName(" ").replace("onceport ", ""));
+    assertEquals("0.0.0.0:9464", parse("worker").matchedOption("--metrics-listen").getValue());
+    List<String> origins = parse("frontend").matchedOption("--codec-ui-origin").getValue();
+    assertEquals(List.of("http://127.0.0.1:8080", "http://localhost:8080"), origins);
+    assertEquals("/app/contracts", parse("frontend").matchedOption("--contracts").getValue().toString());
+  }
+
+  /** Each ONCEPORT_* variable the compose file sets must be read by the commands it runs. */
+  @Test
+  void everyOnceportEnvironmentVariableIsReadByTheCommandsItIsSetFor() {
+    JsonNode env = services.get("worker").get("environment");
+    for (String service : List.of("worker", "frontend")) {
+      ParseResult command = parse(service);
+      Set<String> read = new TreeSet<>();
+      for (OptionSpec option : command.commandSpec().options()) {
+        Matcher m = Pattern.compile("\\$\\{env:([A-Z_]+)").matcher(String.valueOf(option.defaultValueString(false)));
+        while (m.find()) {
+          read.add(m.group(1));
+        }
+      }
+      if (service.equals("worker")) {
+        read.add(io.onceport.activity.vault.PassphraseSource.ENV); // the worker's vault reads it directly
+      }
+      for (Map.Entry<String, JsonNode> e : iterable(services.get(service).get("environment"))) {
+        if (e.getKey().startsWith("ONCEPORT_") && !(service.equals("frontend") && e.getKey().equals("ONCEPORT_VAULT_PASSPHRASE"))) {
+          assertTrue(read.contains(e.getKey()), service + " sets " + e.getKey() + " but no option reads it; read: " + read);
+        }
+      }
+    }
+    assertEquals("json", env.get("ONCEPORT_LOG_FORMAT").asText());
   }
 }
