@@ -27,13 +27,59 @@ public final class JournalActivitiesImpl implements JournalActivities {
   public void append(JournalEntry entry) {
     Objects.requireNonNull(entry, "entry == null");
     try {
-      journal.append(payload(entry), entry.appendKey());
+      Appended appended = journal.append(payload(entry), entry.appendKey());
+      if (!appended.existing()) {
+        count(entry);
+      }
     } catch (JournalException e) {
       throw ApplicationFailure.newFailure(e.getMessage(), ErrorTypes.JOURNAL_UNAVAILABLE);
     } catch (IllegalArgumentException e) {
       // a payload the journal cannot hold will not become writable by retrying
       throw ApplicationFailure.newNonRetryableFailure(
           "journal entry rejected: " + e.getMessage(), ErrorTypes.JOURNAL_UNAVAILABLE);
+    }
+  }
+
+  /**
+   * Execution metrics, counted here because a journal append happens exactly once per transition
+   * (appends are idempotent), while workflow code can run again when a workflow task completion is
+   * rejected. Prometheus names: {@code onceport_executions_total{tool,state,outcome}},
+   * {@code onceport_unknown_outcomes_total{tool}}, {@code onceport_status_query_resolutions_total{tool,verdict}}.
+   */
+  private static void count(JournalEntry entry) {
+    String tool = String.valueOf(entry.detail().getOrDefault("tool", "unknown"));
+    String name;
+    Map<String, String> tags = new LinkedHashMap<>();
+    tags.put("tool", tool);
+    switch (entry.transition()) {
+      case "outcome" -> {
+        String outcome = String.valueOf(entry.detail().getOrDefault("outcome", "unknown"));
+        name = "onceport_executions";
+        tags.put("state", "completed".equals(outcome) ? "completed" : "failed");
+        tags.put("outcome", outcome);
+      }
+      case "rejected", "cancelled" -> {
+        name = "onceport_executions";
+        tags.put("state", entry.transition());
+        tags.put("outcome", "not_executed");
+      }
+      case "outcome_unknown" -> name = "onceport_unknown_outcomes";
+      case "status_query" -> {
+        String verdict = String.valueOf(entry.detail().getOrDefault("verdict", "unknown"));
+        if (verdict.equals("running") || verdict.equals("unknown")) {
+          return;
+        }
+        name = "onceport_status_query_resolutions";
+        tags.put("verdict", verdict);
+      }
+      default -> {
+        return;
+      }
+    }
+    try {
+      io.temporal.activity.Activity.getExecutionContext().getMetricsScope().tagged(tags).counter(name).inc(1);
+    } catch (IllegalStateException | UnsupportedOperationException notInAnActivity) {
+      // appended outside an activity (tests of the journal itself): nothing to count
     }
   }
 

@@ -174,7 +174,6 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
     }
     awaitDeliveryOrWindow();
     Workflow.await(Workflow::isEveryHandlerFinished);
-    count("onceport_executions", "state", state.wireName(), "outcome", outcome.wireName(), "delivery", delivery.wireName());
     return snapshot();
   }
 
@@ -348,7 +347,6 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
 
       // The request may have reached the target and no answer was observed.
       outcome = Outcome.UNKNOWN;
-      count("onceport_unknown_outcomes");
       journal("outcome_unknown", dispatchAttempts, Map.of("reason", failureMessage));
       if (replay == ReplayClass.READ_ONLY) {
         fail(Outcome.UNKNOWN, "no answer from the target after retries: " + failureMessage);
@@ -412,9 +410,6 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
       statusChecks.add(new ExecutionRecord.StatusCheck(now(), verdict.verdict().name().toLowerCase(), code, verdict.detail()));
       version++;
       journal("status_query", statusChecks.size(), Map.of("verdict", verdict.verdict().name().toLowerCase(), "detail", verdict.detail()));
-      if (verdict.verdict() != StatusResult.Verdict.RUNNING && verdict.verdict() != StatusResult.Verdict.UNKNOWN) {
-        count("onceport_status_query_resolutions", "verdict", verdict.verdict().name().toLowerCase());
-      }
       switch (verdict.verdict()) {
         case COMPLETED, FAILED -> {
           if (verdict.result() != null) {
@@ -690,16 +685,6 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
     upsertSearchAttributes();
   }
 
-  /** Replay-safe counters through the worker's metrics scope (Prometheus: onceport_*_total). */
-  private void count(String name, String... tags) {
-    Map<String, String> t = new LinkedHashMap<>();
-    t.put("tool", input.tool());
-    for (int i = 0; i + 1 < tags.length; i += 2) {
-      t.put(tags[i], tags[i + 1]);
-    }
-    Workflow.getMetricsScope().tagged(t).counter(name).inc(1);
-  }
-
   private void upsertSearchAttributes() {
     Workflow.upsertTypedSearchAttributes(
         SA_EXECUTION_ID.valueSet(executionId),
@@ -716,7 +701,9 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
 
   private void journal(String transition, int attempt, Map<String, Object> detail) {
     try {
-      journal.append(new JournalEntry(executionId, input.fingerprint(), transition, attempt, now(), detail));
+      Map<String, Object> withTool = new LinkedHashMap<>(detail);
+      withTool.putIfAbsent("tool", input.tool());
+      journal.append(new JournalEntry(executionId, input.fingerprint(), transition, attempt, now(), withTool));
     } catch (ActivityFailure failure) {
       // The dispatched entry is written by the dispatch activity itself and fails closed; other
       // transitions are also in the workflow history, so a journal outage is recorded, not fatal.
