@@ -66,12 +66,14 @@ public final class DispatchActivitiesImpl implements DispatchActivities, AutoClo
     ActivityContext context = new ActivityContext(request, "dispatching");
     long started = System.nanoTime();
     String outcome = "failed";
+    org.slf4j.MDC.put("execution_id", request.executionId());
     try {
       DispatchResult result = runHeartbeating(() -> channel.dispatch(request, context), context);
       outcome = "answered";
       return result;
     } finally {
       recordLatency(request, outcome, System.nanoTime() - started);
+      org.slf4j.MDC.remove("execution_id");
     }
   }
 
@@ -91,7 +93,12 @@ public final class DispatchActivitiesImpl implements DispatchActivities, AutoClo
   public StatusResult queryStatus(DispatchRequest request) {
     DispatchChannel channel = channelFor(request);
     ActivityContext context = new ActivityContext(request, "querying status");
-    return runHeartbeating(() -> channel.queryStatus(request, context), context);
+    org.slf4j.MDC.put("execution_id", request.executionId());
+    try {
+      return runHeartbeating(() -> channel.queryStatus(request, context), context);
+    } finally {
+      org.slf4j.MDC.remove("execution_id");
+    }
   }
 
   @Override
