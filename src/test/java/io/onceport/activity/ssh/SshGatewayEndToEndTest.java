@@ -33,7 +33,18 @@ class SshGatewayEndToEndTest {
 
   @TempDir Path dir;
 
-  private Path contracts(MinaServer server, Path keyFile, Path helper, Path state, Path ranFile) throws Exception {
+  /** The client key, the installed marker helper, its state dir and the file the command appends to. */
+  private record Host(KeyPair client, Path keyFile, Path helper, Path state, Path ranFile) {}
+
+  private Host host() throws Exception {
+    KeyPair client = TestKeys.ec();
+    Path keyFile = dir.resolve("id_test");
+    Files.writeString(keyFile, TestKeys.openSshPrivateKey(client));
+    return new Host(client, keyFile, SshFixture.installHelper(dir), Files.createDirectories(dir.resolve("state")),
+        dir.resolve("ran.txt"));
+  }
+
+  private Path contracts(MinaServer server, Host host) throws Exception {
     Path contracts = Files.createDirectories(dir.resolve("ssh-contracts"));
     Files.writeString(contracts.resolve("migrate.yaml"), """
         tool: migrate
@@ -58,22 +69,18 @@ class SshGatewayEndToEndTest {
         replay:
           class: status_query
           attach_window: PT10M
-        """.formatted(server.port(), server.hostKeyFingerprint(), keyFile, ranFile, helper, state));
+        """.formatted(server.port(), server.hostKeyFingerprint(), host.keyFile(), host.ranFile(), host.helper(), host.state()));
     return contracts;
   }
 
   @Test
   void workerKilledMidCommandLeavesItToFinishOnceAndTheMarkerSettlesTheExecution() throws Exception {
-    KeyPair client = TestKeys.ec();
-    Path keyFile = dir.resolve("id_test");
-    Files.writeString(keyFile, TestKeys.openSshPrivateKey(client));
-    Path helper = SshFixture.installHelper(dir);
-    Path state = Files.createDirectories(dir.resolve("state"));
-    Path ranFile = dir.resolve("ran.txt");
-    try (MinaServer server = new MinaServer(List.of(client));
+    Host host = host();
+    Path ranFile = host.ranFile();
+    try (MinaServer server = new MinaServer(List.of(host.client()));
         GatewayHarness gateway = new GatewayHarness(false, Duration.ofSeconds(1));
         FrontendRuntime frontend = FrontendRuntime.start(gateway.connection, GatewayHarness.TASK_QUEUE, gateway.data,
-            new ContractLoader().load(contracts(server, keyFile, helper, state, ranFile)),
+            new ContractLoader().load(contracts(server, host)),
             FrontendSettings.loopback(Duration.ofSeconds(1), "auto"), gateway.metrics)) {
       String[] worker = {"worker", "--temporal", gateway.engine.target(), "--embedded-engine", "--task-queue",
           GatewayHarness.TASK_QUEUE, "--data", gateway.data.toString(), "--session-authorization", "auto"};
@@ -105,16 +112,12 @@ class SshGatewayEndToEndTest {
 
   @Test
   void aCompletedSshCallReturnsTheCommandsOutputAndMetacharactersStayLiteral() throws Exception {
-    KeyPair client = TestKeys.ec();
-    Path keyFile = dir.resolve("id_test");
-    Files.writeString(keyFile, TestKeys.openSshPrivateKey(client));
-    Path helper = SshFixture.installHelper(dir);
-    Path state = Files.createDirectories(dir.resolve("state"));
-    Path ranFile = dir.resolve("ran.txt");
-    try (MinaServer server = new MinaServer(List.of(client));
+    Host host = host();
+    Path ranFile = host.ranFile();
+    try (MinaServer server = new MinaServer(List.of(host.client()));
         GatewayHarness gateway = new GatewayHarness(true, Duration.ofSeconds(30));
         FrontendRuntime frontend = FrontendRuntime.start(gateway.connection, GatewayHarness.TASK_QUEUE, gateway.data,
-            new ContractLoader().load(contracts(server, keyFile, helper, state, ranFile)),
+            new ContractLoader().load(contracts(server, host)),
             FrontendSettings.loopback(Duration.ofSeconds(30), "auto"), gateway.metrics)) {
       McpClient mcp = new McpClient(frontend.port(), gateway.token).initialize();
       JsonNode done = mcp.call(1, "migrate", JSON.readTree("{\"version\":\"$(touch /tmp/pwned) 'x' ; echo\"}"));
