@@ -113,6 +113,7 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
           .build();
 
   static final String LOCAL_AUTHORIZATION_CHANGE = "authorization-as-local-activity";
+  static final String MEMO_SUMMARY_CHANGE = "memo-summary";
 
   private AuthorizationActivities authorization =
       Workflow.newActivityStub(AuthorizationActivities.class, AUTHORIZATION_OPTIONS);
@@ -142,6 +143,8 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
   private String cancellation;
   private String message = "accepted";
   private long version;
+  /** Memo summary for the Temporal UI (version 1 of {@link #MEMO_SUMMARY_CHANGE}). */
+  private boolean memoSummary;
 
   // Decisions arriving through updates and signals, consumed by the main method.
   private ApprovalDecision approvalDecision;
@@ -163,6 +166,7 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
 
   @Override
   public ExecutionRecord run(ExecutionInput ignored) {
+    memoSummary = Workflow.getVersion(MEMO_SUMMARY_CHANGE, Workflow.DEFAULT_VERSION, 1) == 1;
     upsertSearchAttributes();
     journal("accepted", 1, Map.of(
         "tool", input.tool(), "actor", input.actor(), "target", input.target(),
@@ -686,12 +690,41 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
   }
 
   private void upsertSearchAttributes() {
+    if (memoSummary) {
+      Workflow.upsertMemo(Map.of("summary", summary()));
+    }
     Workflow.upsertTypedSearchAttributes(
         SA_EXECUTION_ID.valueSet(executionId),
         SA_FINGERPRINT.valueSet(input.fingerprint()),
         SA_TOOL.valueSet(input.tool()),
         SA_ACTOR.valueSet(input.actor()),
         SA_STATE.valueSet(stateLabel()));
+  }
+
+  private static final java.util.regex.Pattern TOP_LEVEL_ARGUMENT =
+      java.util.regex.Pattern.compile("\"([A-Za-z0-9_.-]{1,40})\":(\"[^\"]{0,40}\"|[0-9.eE+-]{1,20}|true|false|null)");
+
+  /** One line for the Temporal UI: {@code create_release service=catalog version=1 → 201, delivered}. */
+  private String summary() {
+    StringBuilder b = new StringBuilder(input.tool());
+    java.util.regex.Matcher m = TOP_LEVEL_ARGUMENT.matcher(input.maskedArguments());
+    for (int n = 0; n < 3 && m.find(); n++) {
+      b.append(' ').append(m.group(1)).append('=').append(m.group(2).replace("\"", ""));
+    }
+    b.append(" → ");
+    if (result != null && result.status() != null) {
+      b.append(result.status());
+    } else if (result != null && result.exitStatus() != null) {
+      b.append("exit ").append(result.exitStatus());
+    } else {
+      b.append(state.wireName());
+    }
+    if (state == ExecutionState.COMPLETED || state == ExecutionState.FAILED) {
+      b.append(", ").append(delivery.wireName());
+    } else if (outcome == Outcome.UNKNOWN) {
+      b.append(", outcome unknown");
+    }
+    return b.toString();
   }
 
   private String stateLabel() {

@@ -270,6 +270,30 @@ class DuplicateCallsEndToEndTest {
     assertEquals("modern-agent/2", record.calls().get(1).clientInfo());
   }
 
+  @Test
+  void theTemporalUiShowsAOneLineSummaryInTheMemo() throws Exception {
+    McpClient client = gateway.client();
+    String id = executionId(client.call(1, "create_release", JSON.readTree("{\"service\":\"catalog\",\"version\":\"memo-" + (++version) + "\"}")));
+    ExecutionRecord record = gateway.awaitRecord(id, r -> r.delivery() == Delivery.DELIVERED, Duration.ofSeconds(10));
+    long deadline = System.currentTimeMillis() + 10_000;
+    String summary = null;
+    while (System.currentTimeMillis() < deadline) {
+      var info = gateway.connection.stubs().blockingStub().describeWorkflowExecution(
+              io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest.newBuilder().setNamespace("default")
+                  .setExecution(io.temporal.api.common.v1.WorkflowExecution.newBuilder()
+                      .setWorkflowId(record.workflowId()).setRunId(record.runId())).build())
+          .getWorkflowExecutionInfo();
+      var payload = info.getMemo().getFieldsMap().get("summary");
+      summary = payload == null ? null
+          : gateway.connection.client().getOptions().getDataConverter().fromPayload(payload, String.class, String.class);
+      if (summary != null && summary.endsWith("delivered")) {
+        break;
+      }
+      Thread.sleep(100);
+    }
+    assertEquals("create_release region=us-east-1 service=catalog version=memo-" + version + " → 201, delivered", summary);
+  }
+
   private static JsonNode release0() {
     try {
       return release();

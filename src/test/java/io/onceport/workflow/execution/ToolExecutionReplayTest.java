@@ -41,9 +41,9 @@ class ToolExecutionReplayTest {
     if (Boolean.getBoolean("onceport.recordHistories")) {
       record();
     }
-    for (String prefix : new String[] {"", "before-local-authorization-"}) {
-      // "before-local-authorization-": recorded when the ladder ran as a normal activity, before the
-      // Workflow.getVersion change that made it local; they must keep replaying.
+    for (String prefix : new String[] {"", "before-memo-summary-", "before-local-authorization-"}) {
+      // "before-memo-summary-" and "before-local-authorization-": recorded before those
+      // Workflow.getVersion changes (memo summary; the ladder as a local activity); they must keep replaying.
       for (String scenario : SCENARIOS) {
         String resource = "histories/" + prefix + "tool-execution-" + scenario + ".json";
         assertTrue(getClass().getClassLoader().getResource(resource) != null, "missing " + resource);
