@@ -148,6 +148,23 @@ public final class ExecutionDirectory {
     return out;
   }
 
+  /** True while the run is open (an execution can still attach calls and change). */
+  public boolean isOpen(ExecutionLocation location) {
+    return status(location) == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
+  }
+
+  /** The newest run of a workflow id (open or closed). */
+  public ExecutionLocation latestRun(String workflowId) {
+    String runId = describe(WorkflowExecution.newBuilder().setWorkflowId(workflowId).build())
+        .getWorkflowExecutionInfo().getExecution().getRunId();
+    return new ExecutionLocation(null, workflowId, runId);
+  }
+
+  private WorkflowExecutionStatus status(ExecutionLocation location) {
+    return describe(WorkflowExecution.newBuilder().setWorkflowId(location.workflowId()).setRunId(location.runId()).build())
+        .getWorkflowExecutionInfo().getStatus();
+  }
+
   private DescribeWorkflowExecutionResponse describe(WorkflowExecution execution) {
     return connection.stubs().blockingStub().describeWorkflowExecution(DescribeWorkflowExecutionRequest.newBuilder()
         .setNamespace(connection.namespace()).setExecution(execution).build());
@@ -177,10 +194,7 @@ public final class ExecutionDirectory {
   public ExecutionRecord record(ExecutionLocation location) {
     WorkflowStub stub = connection.client().newUntypedWorkflowStub(
         location.workflowId(), Optional.of(location.runId()), Optional.empty());
-    WorkflowExecutionStatus status = describe(WorkflowExecution.newBuilder()
-        .setWorkflowId(location.workflowId()).setRunId(location.runId()).build())
-        .getWorkflowExecutionInfo().getStatus();
-    if (status == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_COMPLETED) {
+    if (status(location) == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_COMPLETED) {
       try {
         return stub.getResult(10, TimeUnit.SECONDS, ExecutionRecord.class);
       } catch (java.util.concurrent.TimeoutException e) {

@@ -17,11 +17,8 @@ import io.onceport.workflow.execution.DeliveryReport;
 import io.onceport.workflow.execution.ExecutionRecord;
 import io.onceport.workflow.execution.ToolExecutionWorkflow;
 import io.onceport.workflow.execution.ToolExecutionWorkflowImpl;
-import io.temporal.api.common.v1.WorkflowExecution;
-import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
-import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
 import io.temporal.client.UpdateOptions;
 import io.temporal.client.WithStartWorkflowOperation;
 import io.temporal.client.WorkflowClient;
@@ -135,12 +132,7 @@ public final class TemporalExecutionGateway implements ExecutionGateway {
   }
 
   private CallResult closedKeyedExecution(PreparedCall prepared, String callId, RuntimeException cause) {
-    String runId = connection.stubs().blockingStub().describeWorkflowExecution(DescribeWorkflowExecutionRequest.newBuilder()
-            .setNamespace(connection.namespace())
-            .setExecution(WorkflowExecution.newBuilder().setWorkflowId(prepared.workflowId()).build())
-            .build())
-        .getWorkflowExecutionInfo().getExecution().getRunId();
-    ExecutionRecord record = directory.record(new ExecutionLocation(null, prepared.workflowId(), runId));
+    ExecutionRecord record = directory.record(directory.latestRun(prepared.workflowId()));
     if (!record.fingerprint().equals(prepared.input().fingerprint())) {
       throw new GatewayException(GatewayException.Kind.INTENT_KEY_MISMATCH,
           ToolExecutionWorkflowImpl.INTENT_KEY_MISMATCH_PREFIX + "intent key " + prepared.input().intentKey() + " was already used by execution " + record.executionId()
@@ -185,12 +177,11 @@ public final class TemporalExecutionGateway implements ExecutionGateway {
   @Override
   public ExecutionRecord awaitChange(String executionId, long afterVersion, Duration wait) {
     ExecutionLocation location = locate(executionId);
-    if (isOpen(location)) {
-      try {
-        return typed(location).awaitChange(afterVersion, wait.toMillis());
-      } catch (WorkflowUpdateException | WorkflowServiceException e) {
-        LOG.debug("awaitChange on {} failed; reading the record instead", executionId, e);
-      }
+    try {
+      // No describe first: this runs on every SSE poll; a closed run refuses the update instead.
+      return typed(location).awaitChange(afterVersion, wait.toMillis());
+    } catch (io.temporal.client.WorkflowException e) {
+      LOG.debug("awaitChange on {} refused (the run closed?); reading the record instead", executionId, e);
     }
     return directory.record(location);
   }
@@ -209,7 +200,7 @@ public final class TemporalExecutionGateway implements ExecutionGateway {
   @Override
   public ExecutionRecord cancel(String executionId, CancelRequest request) {
     ExecutionLocation location = locate(executionId);
-    if (!isOpen(location)) {
+    if (!directory.isOpen(location)) {
       return directory.record(location);
     }
     return typed(location).cancel(request);
@@ -227,14 +218,6 @@ public final class TemporalExecutionGateway implements ExecutionGateway {
   private ExecutionLocation locate(String executionId) {
     return directory.locate(executionId).orElseThrow(() ->
         new GatewayException(GatewayException.Kind.NOT_FOUND, "no execution " + executionId));
-  }
-
-  private boolean isOpen(ExecutionLocation location) {
-    return connection.stubs().blockingStub().describeWorkflowExecution(DescribeWorkflowExecutionRequest.newBuilder()
-            .setNamespace(connection.namespace())
-            .setExecution(WorkflowExecution.newBuilder().setWorkflowId(location.workflowId()).setRunId(location.runId()).build())
-            .build())
-        .getWorkflowExecutionInfo().getStatus() == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
   }
 
   private ToolExecutionWorkflow typed(ExecutionLocation location) {

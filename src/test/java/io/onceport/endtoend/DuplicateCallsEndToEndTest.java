@@ -311,19 +311,7 @@ class DuplicateCallsEndToEndTest {
   }
 
   private static void awaitClosed(String executionId) throws InterruptedException {
-    long deadline = System.currentTimeMillis() + 15_000;
-    var location = gateway.directory.locate(executionId).orElseThrow();
-    while (System.currentTimeMillis() < deadline) {
-      var status = gateway.connection.stubs().blockingStub().describeWorkflowExecution(
-              io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest.newBuilder().setNamespace("default")
-                  .setExecution(io.temporal.api.common.v1.WorkflowExecution.newBuilder()
-                      .setWorkflowId(location.workflowId()).setRunId(location.runId())).build())
-          .getWorkflowExecutionInfo().getStatus();
-      if (status != io.temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {
-        return;
-      }
-      Thread.sleep(100);
-    }
-    throw new AssertionError("execution " + executionId + " did not close");
+    io.onceport.testing.Records.awaitClosed(gateway.directory, executionId, Duration.ofSeconds(15));
   }
+
 }

@@ -86,21 +86,9 @@ class MultiProcessTest {
   }
 
   private static ExecutionRecord awaitRecord(String id, Predicate<ExecutionRecord> condition, Duration timeout) throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    ExecutionRecord last = null;
-    while (System.nanoTime() < deadline) {
-      var location = directory.locate(id);
-      if (location.isPresent()) {
-        last = directory.record(location.get());
-        if (condition.test(last)) {
-          return last;
-        }
-      }
-      Thread.sleep(100);
-    }
-    throw new AssertionError("execution " + id + " did not reach the expected state; last: "
-        + (last == null ? "none" : last.view() + " — " + last.message()));
+    return io.onceport.testing.Records.await(directory, id, condition, timeout);
   }
+
 
   private static JsonNode call(McpClient client, int id, String tool, JsonNode args) {
     try {

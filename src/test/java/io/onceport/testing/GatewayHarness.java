@@ -94,25 +94,7 @@ public final class GatewayHarness implements AutoCloseable {
   /** Polls until the record satisfies the condition or the timeout passes. */
   public ExecutionRecord awaitRecord(String executionId, java.util.function.Predicate<ExecutionRecord> condition, Duration timeout)
       throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    ExecutionRecord last = null;
-    RuntimeException failure = null;
-    while (System.nanoTime() < deadline) {
-      try {
-        last = record(executionId);
-        if (condition.test(last)) {
-          return last;
-        }
-      } catch (RuntimeException e) {
-        failure = e; // a query can fail while a worker is starting or was just killed: ask again
-      }
-      Thread.sleep(100);
-    }
-    if (last == null && failure != null) {
-      throw failure;
-    }
-    throw new AssertionError("execution " + executionId + " did not reach the expected state; last: "
-        + (last == null ? "none" : last.view() + " — " + last.message()));
+    return Records.await(directory, executionId, condition, timeout);
   }
 
   @Override

@@ -233,21 +233,7 @@ class ToolExecutionWorkflowTest {
   }
 
   private static void awaitClosed(String executionId) throws InterruptedException {
-    long deadline = System.currentTimeMillis() + 15_000;
-    while (System.currentTimeMillis() < deadline) {
-      var location = harness.directory.locate(executionId).orElseThrow();
-      var status = harness.connection.stubs().blockingStub().describeWorkflowExecution(
-              io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest.newBuilder()
-                  .setNamespace("default")
-                  .setExecution(io.temporal.api.common.v1.WorkflowExecution.newBuilder()
-                      .setWorkflowId(location.workflowId()).setRunId(location.runId()))
-                  .build())
-          .getWorkflowExecutionInfo().getStatus();
-      if (status != io.temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {
-        return;
-      }
-      Thread.sleep(100);
-    }
-    throw new AssertionError("execution " + executionId + " did not close");
+    io.onceport.testing.Records.awaitClosed(harness.directory, executionId, Duration.ofSeconds(15));
   }
+
 }
