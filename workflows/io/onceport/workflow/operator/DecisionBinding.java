@@ -1,0 +1,23 @@
+package io.onceport.workflow.operator;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What a decision must be bound to for a workflow to act on it: the subject it names, the
+ * fingerprint of the execution (null for sessions), the decisions that apply in the workflow's
+ * current state, and the workflow's time (a statement issued after it, or expired before it, is
+ * refused).
+ *
+ * @param kind {@code approval} (approve/deny an execution awaiting approval), {@code resolution}
+ *     (resolve a needs_review execution) or {@code session} (authorize/deny an agent session)
+ * @param allowedDecisions e.g. {@code [approve, deny]}, {@code [completed, failed, redispatch]},
+ *     {@code [authorize, deny]}
+ */
+public record DecisionBinding(String kind, String subject, String fingerprint, List<String> allowedDecisions, long nowMillis) {
+  public DecisionBinding {
+    Objects.requireNonNull(kind, "kind == null");
+    Objects.requireNonNull(subject, "subject == null");
+    allowedDecisions = List.copyOf(Objects.requireNonNull(allowedDecisions, "allowedDecisions == null"));
+  }
+}
