@@ -42,6 +42,21 @@ public interface ToolExecutionWorkflow {
   @SignalMethod(name = "reportDelivery")
   void reportDelivery(DeliveryReport report);
 
+  /**
+   * Delivery reports for several calls at once: a front end that coalesced many callers of one
+   * intent onto one attach reports their deliveries in one signal instead of one each.
+   */
+  @SignalMethod(name = "reportDeliveries")
+  void reportDeliveries(java.util.List<DeliveryReport> reports);
+
+  /**
+   * Evidence of calls a front end coalesced onto an attach it already made for the same intent
+   * (one attach per intent per front end; the other callers waited on it). Recorded like attached
+   * calls; never dispatches and never waits.
+   */
+  @SignalMethod(name = "recordCalls")
+  void recordCalls(java.util.List<AttachRequest> calls);
+
   @UpdateMethod(name = "resolve")
   ExecutionRecord resolve(Resolution resolution);
 

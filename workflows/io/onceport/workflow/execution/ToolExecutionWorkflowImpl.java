@@ -592,6 +592,25 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
     upsertSearchAttributes();
   }
 
+  @Override
+  public void reportDeliveries(List<DeliveryReport> reports) {
+    for (DeliveryReport report : reports) {
+      reportDelivery(report);
+    }
+  }
+
+  @Override
+  public void recordCalls(List<AttachRequest> requests) {
+    for (AttachRequest request : requests) {
+      if (calls.size() < MAX_RECORDED_CALLS) {
+        calls.add(AttachedCall.of(request, true, state));
+      } else {
+        unrecordedCalls++;
+      }
+    }
+    version++;
+  }
+
   private int countNotDelivered() {
     int n = 0;
     for (AttachedCall c : calls) {
