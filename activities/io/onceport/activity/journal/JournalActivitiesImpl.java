@@ -10,7 +10,14 @@ import java.util.Objects;
 
 /**
  * Writes workflow transitions to the activity journal. Idempotent per {@link
- * JournalEntry#appendKey()}, durable before return. A failure is an {@code ApplicationFailure} of
+ * JournalEntry#appendKey()}. Returns once the entry is <em>written</em>, not once it is forced
+ * ({@link Journal#appendAsync}): every transition it records is also in the workflow history, so
+ * nothing on a call's path waits for an fsync here. The entry survives a crash of this worker
+ * process; the journal's background syncer forces it right away (sharing one fsync with whatever
+ * else is pending), and a {@code dispatched} entry written later to the same segment cannot be
+ * reported durable before it (a force covers every earlier line). A machine crash can lose entries
+ * written after the last force; an fsync failure stops the journal, and the next dispatch through
+ * it then fails closed. A failure is an {@code ApplicationFailure} of
  * type {@link ErrorTypes#JOURNAL_UNAVAILABLE}: retryable when the journal cannot write (the
  * workflow's retry options decide; a full disk may be cleared), non-retryable when the entry itself
  * cannot be journaled (a reserved or non-JSON field). The dispatch hook, by contrast, always fails
@@ -27,7 +34,7 @@ public final class JournalActivitiesImpl implements JournalActivities {
   public void append(JournalEntry entry) {
     Objects.requireNonNull(entry, "entry == null");
     try {
-      Appended appended = journal.append(payload(entry), entry.appendKey());
+      Appended appended = journal.appendAsync(payload(entry), entry.appendKey()).appended();
       if (!appended.existing()) {
         count(entry);
       }

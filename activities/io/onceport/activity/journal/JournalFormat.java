@@ -33,7 +33,7 @@ final class JournalFormat {
   record Encoded(long seq, String line, String hash) {}
 
   static Encoded encode(long seq, String time, String prev, String key, Map<String, Object> payload) {
-    Map<String, Object> m = new TreeMap<>();
+    TreeMap<String, Object> m = new TreeMap<>();
     for (Map.Entry<String, Object> e : payload.entrySet()) {
       if (RESERVED.contains(e.getKey())) {
         throw new IllegalArgumentException("Payload field is reserved: " + e.getKey());
@@ -44,9 +44,61 @@ final class JournalFormat {
     m.put("time", time);
     m.put("prev", prev);
     m.put("key", key);
-    String hash = sha256Hex(canonical(m));
-    m.put("hash", hash);
-    return new Encoded(seq, canonical(m), hash);
+    String withoutHash = canonical(m);
+    String hash = sha256Hex(withoutHash);
+    String line = withTopLevelHash(withoutHash, m, hash);
+    if (line == null) {
+      m.put("hash", hash);
+      line = canonical(m);
+    }
+    return new Encoded(seq, line, hash);
+  }
+
+  private static final java.util.regex.Pattern PLAIN_KEY = java.util.regex.Pattern.compile("[A-Za-z0-9_.-]+");
+
+  /**
+   * The canonical entry with its {@code hash} member, from the canonical form without it: the
+   * inverse of {@link #withoutTopLevelHash}. Inserting one member at its sorted place keeps a
+   * canonical object canonical, so this is a text operation (one canonicalization per entry instead
+   * of two; the bytes are the same). JCS sorts members by UTF-16 code units, as {@link TreeMap}
+   * does; the member that follows {@code hash} is found by its key. Returns null when that key is
+   * not plain ASCII (its escaped form would need care): the caller canonicalizes again.
+   */
+  static String withTopLevelHash(String canonical, TreeMap<String, Object> sorted, String hash) {
+    String member = "\"hash\":\"" + hash + "\"";
+    String after = sorted.higherKey("hash");
+    if (after == null) {
+      return canonical.length() == 2 ? "{" + member + "}" : canonical.substring(0, canonical.length() - 1) + "," + member + "}";
+    }
+    if (!PLAIN_KEY.matcher(after).matches()) {
+      return null;
+    }
+    String needle = "\"" + after + "\":";
+    int depth = 0;
+    boolean inString = false;
+    for (int i = 0; i < canonical.length(); i++) {
+      char c = canonical.charAt(i);
+      if (inString) {
+        if (c == '\\') {
+          i++;
+        } else if (c == '"') {
+          inString = false;
+        }
+        continue;
+      }
+      if (c == '"') {
+        char before = canonical.charAt(i - 1);
+        if (depth == 1 && (before == '{' || before == ',') && canonical.startsWith(needle, i)) {
+          return canonical.substring(0, i) + member + "," + canonical.substring(i);
+        }
+        inString = true;
+      } else if (c == '{' || c == '[') {
+        depth++;
+      } else if (c == '}' || c == ']') {
+        depth--;
+      }
+    }
+    return null;
   }
 
   /** A line that broke a rule. The reason is one short sentence for the operator. */

@@ -86,8 +86,26 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print the figures as one JSON document instead of the table (progress goes to stderr).")
   boolean json;
 
+  @Option(names = "--report", paramLabel = "FILE",
+      description = "Measure nothing: print the table of a result saved earlier with --json (e.g. to compare runs).")
+  Path report;
+
   @Override
   public Integer call() throws Exception {
+    if (report != null) {
+      com.fasterxml.jackson.databind.JsonNode saved;
+      try {
+        saved = new com.fasterxml.jackson.databind.ObjectMapper().readTree(report.toFile());
+      } catch (java.io.IOException e) {
+        throw new CliException("--report " + report + ": not a bench result (" + e.getMessage() + ")");
+      }
+      if (saved == null || !saved.has("subjects")) {
+        throw new CliException("--report " + report + ": not a bench result (no subjects)");
+      }
+      spec.commandLine().getOut().print(BenchReport.text(saved));
+      spec.commandLine().getOut().flush();
+      return 0;
+    }
     BenchSettings.Builder b = switch (budget) {
       case "standard" -> BenchSettings.standard();
       case "tiny" -> BenchSettings.tiny();
