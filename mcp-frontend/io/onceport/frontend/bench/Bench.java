@@ -76,17 +76,37 @@ public final class Bench {
         table.add(figures(s, subjects));
       }
       if (settings.runs("history")) {
-        out.set("history", history(rig));
+        out.set("history", section("history", () -> history(rig)));
       }
       if (settings.runs("storm")) {
-        out.set("storm", storm(rig));
+        out.set("storm", section("storm", () -> storm(rig)));
       }
       if (settings.runs("memory")) {
-        out.set("memory", memory(rig));
+        out.set("memory", section("memory", () -> memory(rig)));
       }
     }
     out.put("seconds", Math.round((System.nanoTime() - started) / 1e8) / 10.0);
     return out;
+  }
+
+  @FunctionalInterface
+  private interface Section {
+    ObjectNode run() throws Exception;
+  }
+
+  /** A section that fails is reported as failed; the figures measured so far still count. */
+  private ObjectNode section(String name, Section body) {
+    try {
+      return body.run();
+    } catch (Exception e) {
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      say("bench: " + name + " failed: " + e);
+      ObjectNode o = McpDriver.JSON.createObjectNode();
+      o.put("error", e.getClass().getSimpleName() + ": " + McpDriver.abbreviate(e.getMessage()));
+      return o;
+    }
   }
 
   // ---- subjects -------------------------------------------------------------------------------
@@ -484,6 +504,7 @@ public final class Bench {
     m.put("calls", n);
     McpDriver d = new McpDriver(rig.http, rig.mcp(), rig.token).initialize();
     int errors = 0;
+    int consecutive = 0;
     String firstError = null;
     long deadline = System.nanoTime() + Duration.ofMinutes(Math.max(2, n / 100)).toNanos();
     ArrayNode points = m.putArray("points");
@@ -492,13 +513,20 @@ public final class Bench {
     for (int i = 1; i <= n; i++) {
       try {
         expectCompleted(d.call(settings.tool(), args("memory", i, false), McpDriver.ACCEPT_JSON, settings.callTimeout()));
+        consecutive = 0;
       } catch (IOException e) {
         errors++;
+        consecutive++;
         if (firstError == null) {
           firstError = McpDriver.abbreviate(e.getMessage());
         }
       }
       done = i;
+      if (consecutive >= 20) {
+        points.add(memoryPoint(rig, i));
+        m.put("stopped_early", "20 calls in a row failed after " + i + " calls");
+        break;
+      }
       if (i == first || i == n) {
         points.add(memoryPoint(rig, i));
         say("bench: memory after " + i + " calls: " + points.get(points.size() - 1));

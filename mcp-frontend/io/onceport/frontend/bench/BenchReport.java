@@ -35,13 +35,18 @@ public final class BenchReport {
           s.path("errors").asLong() > 0 ? "   ERRORS " + s.path("errors").asLong() + ": " + s.path("first_error").asText() : ""));
     }
     b.append(String.format(Locale.ROOT, "CPU per call counts %s.%n", r.path("cpu_counts").asText()));
+    for (String section : new String[] {"history", "storm", "memory"}) {
+      if (r.path(section).has("error")) {
+        b.append(String.format(Locale.ROOT, "%n%s: failed: %s%n", section, r.path(section).path("error").asText()));
+      }
+    }
     JsonNode h = r.path("history");
-    if (!h.isMissingNode()) {
+    if (!h.isMissingNode() && !h.has("error")) {
       b.append(String.format(Locale.ROOT, "%nhistory of one side-effecting call: %s%n", history(h.path("side_effecting"))));
       b.append(String.format(Locale.ROOT, "history of one read_only call:      %s%n", history(h.path("read_only"))));
     }
     JsonNode st = r.path("storm");
-    if (!st.isMissingNode()) {
+    if (!st.isMissingNode() && !st.has("error")) {
       b.append(String.format(Locale.ROOT, "%nstorm: %d identical concurrent calls → %d dispatch(es), %d answered (%d completed), "
               + "%d distinct execution id(s), %d ms (driver floor %s ms, %s ms beyond it)%n",
           st.path("calls").asInt(), st.path("dispatches").asInt(), st.path("answered").asInt(), st.path("completed").asInt(),
@@ -53,7 +58,7 @@ public final class BenchReport {
       }
     }
     JsonNode m = r.path("memory");
-    if (!m.isMissingNode()) {
+    if (!m.isMissingNode() && !m.has("error")) {
       b.append(String.format(Locale.ROOT, "%nmemory: %d sequential distinct calls (%d completed, %d errors) in %.1f s%n",
           m.path("calls").asInt(), m.path("completed_calls").asInt(), m.path("errors").asInt(), m.path("seconds").asDouble()));
       for (JsonNode p : m.path("points")) {

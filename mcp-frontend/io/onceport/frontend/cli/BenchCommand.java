@@ -165,6 +165,9 @@ public final class BenchCommand implements Callable<Integer> {
     for (var s : result.path("subjects")) {
       failed |= s.path("errors").asLong() > 0;
     }
+    for (String section : List.of("history", "storm", "memory")) {
+      failed |= result.path(section).has("error");
+    }
     return failed ? 1 : 0;
   }
 
