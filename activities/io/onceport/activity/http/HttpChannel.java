@@ -88,6 +88,22 @@ public final class HttpChannel implements DispatchChannel {
             .build();
   }
 
+  private HttpChannel(OkHttpClient base, OkHttpClient dispatchBase) {
+    this.base = base;
+    this.dispatchBase = dispatchBase;
+  }
+
+  /**
+   * A channel for {@code read_only} calls answered without an execution (the front end's read
+   * path): the same requests, templates, credentials and redirect rules as {@link #dispatch}, but
+   * connections are pooled and OkHttp may repeat a request on a stale pooled connection. That is
+   * safe only because a read changes nothing: never use this channel for a side-effecting tool.
+   */
+  public static HttpChannel forReads() {
+    OkHttpClient pooled = new OkHttpClient.Builder().connectionPool(new ConnectionPool(16, 1, TimeUnit.MINUTES)).build();
+    return new HttpChannel(pooled, pooled);
+  }
+
   @Override
   public DispatchResult dispatch(DispatchRequest request, DispatchContext context) {
     HttpSpec spec = httpSpec(request);

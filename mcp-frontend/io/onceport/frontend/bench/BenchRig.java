@@ -99,9 +99,10 @@ final class BenchRig implements AutoCloseable {
           Payloads.dataConverter(true, data), Duration.ofSeconds(30), metrics.metricsScope());
       running.add(connection);
       connection.registerSearchAttributes();
-      running.add(WorkerRuntime.start(connection, "bench", data, null, "auto", Duration.ofMinutes(1), "bench"));
+      WorkerRuntime worker = WorkerRuntime.start(connection, "bench", data, null, "auto", Duration.ofMinutes(1), "bench");
+      running.add(worker);
       FrontendRuntime frontend = FrontendRuntime.start(connection, "bench", data, tools,
-          FrontendSettings.loopback(Duration.ofSeconds(30), "auto"), metrics);
+          FrontendSettings.loopback(Duration.ofSeconds(30), "auto"), metrics, worker.readAccess());
       running.add(frontend);
       BareTemporal bare = BareTemporal.start(connection.stubs(), "default", target.url() + "/v1/releases");
       running.add(bare);

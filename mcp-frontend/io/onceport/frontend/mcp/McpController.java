@@ -33,6 +33,7 @@ final class McpController {
   private final SessionTokens sessions;
   private final ResponseWriter writer;
   private final SseStreams sse;
+  private final ReadAnswers reads;
   /** Requests in flight on this process, for notifications/cancelled: "session|id" → call. */
   private final Map<String, InFlight> inFlight = new ConcurrentHashMap<>();
 
@@ -49,6 +50,7 @@ final class McpController {
     this.sessions = new SessionTokens(config.sessionKey(), config.sessionTtl().toSeconds(), config.sessionRevocations());
     this.writer = new ResponseWriter(gateway, config.clock());
     this.sse = new SseStreams(config, gateway, writer);
+    this.reads = new ReadAnswers(sse);
   }
 
   /** What handling one message produced. */
@@ -505,6 +507,10 @@ final class McpController {
     ToolCall call = new ToolCall(ex.actor(), name, args == null || args.isNull() ? Json.object() : args, runId,
         intentKey, ex.gatewaySession(runId), ex.id() == null ? null : ex.id().asText(), ex.protocolVersion(),
         ex.clientInfo(), ex.ctx().req().getRemoteAddr(), wait);
+    Reply read = readPath(ex, call, taskRequested, stream, p);
+    if (read != null) {
+      return read;
+    }
     String key = inFlightKey(ex.session() == null ? ex.actor() : ex.session().nonce(), ex.id());
     InFlight f = new InFlight();
     if (ex.id() != null && !taskRequested) {
@@ -515,6 +521,27 @@ final class McpController {
     } finally {
       inFlight.remove(key, f);
     }
+  }
+
+  /**
+   * A read_only call the read path answers without an execution (see {@code DirectReads}); null when
+   * it takes the durable path. A task-augmented call always does: a task is an execution.
+   */
+  private Reply readPath(Exchange ex, ToolCall call, boolean taskRequested, boolean stream, JsonNode p) {
+    if (config.readPath() == null || taskRequested) {
+      return null;
+    }
+    java.util.Optional<io.onceport.frontend.gateway.ReadPath.Planned> planned;
+    try {
+      planned = config.readPath().plan(call);
+    } catch (GatewayException e) {
+      if (e.kind() == GatewayException.Kind.INVALID_ARGUMENTS) {
+        return Reply.of(result(ex, ToolResults.refusal(e.getMessage())));
+      }
+      throw e;
+    }
+    return planned.map(r -> reads.answer(ex, r, stream, p.path("_meta").get("progressToken"), res -> result(ex, res)))
+        .orElse(null);
   }
 
   private Reply callAndAnswer(Exchange ex, ToolCall call, InFlight f, String name, boolean taskRequested,

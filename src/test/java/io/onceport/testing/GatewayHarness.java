@@ -67,8 +67,10 @@ public final class GatewayHarness implements AutoCloseable {
         io.onceport.activity.codec.Payloads.dataConverter(true, data), Duration.ofSeconds(10), metrics.metricsScope());
     connection.registerSearchAttributes();
     worker = startWorker ? WorkerRuntime.start(connection, TASK_QUEUE, data, null, "auto", Duration.ofMinutes(1), "harness") : null;
+    // As serve: with a worker in this JVM the read path may use its vault and journal.
     frontend = FrontendRuntime.start(connection, TASK_QUEUE, data, tools,
-        io.onceport.frontend.runtime.FrontendSettings.loopback(callWait, "auto"), metrics);
+        io.onceport.frontend.runtime.FrontendSettings.loopback(callWait, "auto"), metrics,
+        worker != null ? worker.readAccess() : FrontendRuntime.ReadAccess.NONE);
     directory = new ExecutionDirectory(connection);
   }
 
