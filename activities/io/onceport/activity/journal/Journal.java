@@ -69,9 +69,9 @@ import org.slf4j.LoggerFactory;
  * <p><b>Group commit.</b> Appenders write under a lock and wait for durability outside it. Whoever
  * finds no force running forces once for every line written so far — the first synchronous waiter,
  * or the background syncer when only asynchronous appends are pending — so concurrent appenders
- * share one fsync. Before forcing, the syncer waits up to {@link #GATHER_NANOS} for appenders that
- * are writing at that moment, so one force covers a whole wave of concurrent writers instead of
- * only its own line.
+ * share one fsync. Before forcing, a waiting appender that becomes the syncer waits up to {@link
+ * #GATHER_NANOS} for appenders that are writing at that moment, so one force covers a whole wave of
+ * concurrent writers instead of only its own line.
  *
  * <p><b>Idempotence.</b> An append whose key is already in the segment returns the existing entry
  * (after making sure it is durable) instead of writing a second one. The key index is rebuilt from
@@ -364,7 +364,7 @@ public final class Journal implements AutoCloseable {
           syncDone.awaitUninterruptibly();
           continue;
         }
-        syncOnce();
+        syncOnce(true);
       }
     } finally {
       syncLock.unlock();
@@ -372,18 +372,20 @@ public final class Journal implements AutoCloseable {
   }
 
   /**
-   * One group commit, by the caller (holding syncLock, no force running): gathers the appenders
-   * writing right now, forces once for everything written, then completes what became durable.
+   * One group commit, by the caller (holding syncLock, no force running): forces once for
+   * everything written, then completes what became durable. A waiting appender first gathers the
+   * appenders writing right now (they would otherwise wait for the next force); the background
+   * syncer does not, as nobody waits on it.
    */
-  private void syncOnce() {
+  private void syncOnce(boolean gather) {
     syncing = true;
     syncLock.unlock();
     IOException error = null;
     long target;
     try {
-      long gatherUntil = System.nanoTime() + GATHER_NANOS;
+      long gatherUntil = gather && options.fsync() ? System.nanoTime() + GATHER_NANOS : 0;
       while (appending.get() > 0 && System.nanoTime() < gatherUntil) {
-        Thread.onSpinWait();
+        Thread.yield(); // two cores: let the writers we wait for run
       }
       target = written;
       try {
@@ -444,7 +446,7 @@ public final class Journal implements AutoCloseable {
     try {
       while (!closed) {
         if (failure == null && !syncing && !waiting.isEmpty()) {
-          syncOnce();
+          syncOnce(false);
           continue;
         }
         try {

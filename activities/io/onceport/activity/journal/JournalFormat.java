@@ -9,6 +9,7 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -44,6 +45,10 @@ final class JournalFormat {
     m.put("time", time);
     m.put("prev", prev);
     m.put("key", key);
+    Encoded direct = encodeDirect(seq, m);
+    if (direct != null) {
+      return direct;
+    }
     String withoutHash = canonical(m);
     String hash = sha256Hex(withoutHash);
     String line = withTopLevelHash(withoutHash, m, hash);
@@ -52,6 +57,121 @@ final class JournalFormat {
       line = canonical(m);
     }
     return new Encoded(seq, line, hash);
+  }
+
+  /**
+   * The same bytes as {@link #canonical} (Jackson, then the JCS canonicalizer) for the values
+   * journal payloads are made of — maps with string keys, lists, strings, booleans, null and the
+   * usual number types — written in one pass: members sorted by UTF-16 code units, strings escaped
+   * as JCS (and the canonicalizer) does, every number as the canonicalizer's
+   * {@code NumberToJSON} of the double it parses. Returns null for anything else (the caller
+   * takes the general path). The hash member is placed among the top-level members by its key.
+   */
+  private static Encoded encodeDirect(long seq, TreeMap<String, Object> top) {
+    List<String> members = new java.util.ArrayList<>(top.size() + 1);
+    int hashAt = -1;
+    StringBuilder b = new StringBuilder(256);
+    for (Map.Entry<String, Object> e : top.entrySet()) {
+      if (hashAt < 0 && e.getKey().compareTo("hash") > 0) {
+        hashAt = members.size();
+      }
+      b.setLength(0);
+      string(b, e.getKey());
+      b.append(':');
+      if (!value(b, e.getValue())) {
+        return null;
+      }
+      members.add(b.toString());
+    }
+    if (hashAt < 0) {
+      hashAt = members.size();
+    }
+    String withoutHash = "{" + String.join(",", members) + "}";
+    String hash = sha256Hex(withoutHash);
+    members.add(hashAt, "\"hash\":\"" + hash + "\"");
+    return new Encoded(seq, "{" + String.join(",", members) + "}", hash);
+  }
+
+  private static boolean value(StringBuilder b, Object v) {
+    if (v == null) {
+      b.append("null");
+    } else if (v instanceof String s) {
+      string(b, s);
+    } else if (v instanceof Boolean x) {
+      b.append(x.booleanValue());
+    } else if (v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte
+        || v instanceof Double || v instanceof Float || v instanceof java.math.BigInteger) {
+      double d = Double.parseDouble(v.toString());
+      if (Double.isNaN(d) || Double.isInfinite(d)) {
+        return false;
+      }
+      try {
+        b.append(org.erdtman.jcs.NumberToJSON.serializeNumber(d));
+      } catch (IOException e) {
+        return false;
+      }
+    } else if (v instanceof Map<?, ?> map) {
+      TreeMap<String, Object> sorted = new TreeMap<>();
+      for (Map.Entry<?, ?> e : map.entrySet()) {
+        if (!(e.getKey() instanceof String k)) {
+          return false;
+        }
+        sorted.put(k, e.getValue());
+      }
+      b.append('{');
+      boolean first = true;
+      for (Map.Entry<String, Object> e : sorted.entrySet()) {
+        if (!first) {
+          b.append(',');
+        }
+        first = false;
+        string(b, e.getKey());
+        b.append(':');
+        if (!value(b, e.getValue())) {
+          return false;
+        }
+      }
+      b.append('}');
+    } else if (v instanceof List<?> list) {
+      b.append('[');
+      for (int i = 0; i < list.size(); i++) {
+        if (i > 0) {
+          b.append(',');
+        }
+        if (!value(b, list.get(i))) {
+          return false;
+        }
+      }
+      b.append(']');
+    } else {
+      return false;
+    }
+    return true;
+  }
+
+  /** A JCS string: the two-character escapes for b, t, n, f, r, quote and backslash, other controls as u00xx escapes, everything else as is. */
+  private static void string(StringBuilder b, String s) {
+    b.append('"');
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      switch (c) {
+        case '\n' -> b.append("\\n");
+        case '\b' -> b.append("\\b");
+        case '\f' -> b.append("\\f");
+        case '\r' -> b.append("\\r");
+        case '\t' -> b.append("\\t");
+        case '"' -> b.append("\\\"");
+        case '\\' -> b.append("\\\\");
+        default -> {
+          if (c < 0x20) {
+            b.append("\\u00").append(Character.forDigit(c >> 4, 16)).append(Character.forDigit(c & 0xf, 16));
+          } else {
+            b.append(c);
+          }
+        }
+      }
+    }
+    b.append('"');
   }
 
   private static final java.util.regex.Pattern PLAIN_KEY = java.util.regex.Pattern.compile("[A-Za-z0-9_.-]+");
