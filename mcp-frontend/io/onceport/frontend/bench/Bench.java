@@ -397,8 +397,10 @@ public final class Bench {
       return t;
     });
     try {
-      long floor = floor(rig, n, executor);
-      s.put("driver_floor_ms", floor < 0 ? null : floor / 1_000_000);
+      long floor = floor(rig, n, executor, s);
+      if (floor >= 0) {
+        s.put("driver_floor_ms", floor / 1_000_000);
+      }
       HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(executor)
           .connectTimeout(Duration.ofSeconds(30)).build();
       McpDriver d = new McpDriver(http, rig.mcp(), rig.token).initialize();
@@ -462,7 +464,8 @@ public final class Bench {
     return s;
   }
 
-  private long floor(BenchRig rig, int n, ExecutorService executor) throws Exception {
+  /** The floor in nanoseconds, or -1 when some pings failed (counted in {@code driver_floor_failures}). */
+  private long floor(BenchRig rig, int n, ExecutorService executor, ObjectNode s) throws Exception {
     HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(executor)
         .connectTimeout(Duration.ofSeconds(30)).build();
     McpDriver d = new McpDriver(http, rig.mcp(), rig.token).initialize();
@@ -475,9 +478,16 @@ public final class Bench {
       CompletableFuture.allOf(pings.toArray(CompletableFuture[]::new))
           .get(settings.stormTimeout().toMillis(), TimeUnit.MILLISECONDS);
     } catch (java.util.concurrent.ExecutionException | TimeoutException e) {
+      // counted below
+    }
+    long elapsed = System.nanoTime() - t0;
+    long failed = pings.stream().filter(p -> !p.isDone() || p.isCompletedExceptionally() || p.join() != 200).count();
+    pings.forEach(p -> p.cancel(true));
+    if (failed > 0) {
+      s.put("driver_floor_failures", failed);
       return -1;
     }
-    return System.nanoTime() - t0;
+    return elapsed;
   }
 
   private static String rootMessage(CompletableFuture<?> f) {
