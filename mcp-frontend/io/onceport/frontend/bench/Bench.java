@@ -3,7 +3,6 @@ package io.onceport.frontend.bench;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.onceport.frontend.demo.DemoTarget;
 import io.onceport.workflow.execution.ExecutionRecord;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
@@ -60,9 +59,9 @@ public final class Bench {
       out.put("started_at", Instant.now().toString());
       out.put("dir", rig.dir.toString());
       out.put("host_cpus", Runtime.getRuntime().availableProcessors());
-      out.put("engine", settings.engineInProcess() ? "embedded, in the bench JVM" : "embedded, in a child JVM");
+      out.put("engine", settings.engineInProcess() ? "embedded, in the bench JVM" : "embedded, in a child JVM with the target");
       out.put("tool", settings.tool());
-      out.put("cpu_counts", settings.engineInProcess() ? "the bench JVM" : "the bench JVM + the engine JVM"
+      out.put("cpu_counts", settings.engineInProcess() ? "the bench JVM" : "the bench JVM + the engine and target JVM"
           + (rig.passThrough != null ? " + the Node pass-through" : ""));
       ObjectNode budget = out.putObject("budget");
       budget.put("rounds", settings.rounds()).put("calls", settings.calls()).put("warmup", settings.warmup())
@@ -118,7 +117,7 @@ public final class Bench {
     List<Subject> all = new ArrayList<>();
     Duration timeout = settings.callTimeout();
     HttpClient http = rig.http;
-    URI direct = URI.create(rig.target.url() + "/v1/releases");
+    URI direct = URI.create(rig.target + "/v1/releases");
     all.add(new Subject("direct", "direct POST to the target", null, n -> {
       HttpResponse<String> r = http.send(HttpRequest.newBuilder(direct).timeout(timeout).header("Content-Type", "application/json")
           .header("Idempotency-Key", "direct-" + run + "-" + n)
@@ -442,12 +441,7 @@ public final class Bench {
         }
         f.cancel(true);
       }
-      int dispatches = 0;
-      for (DemoTarget.LedgerEntry e : rig.target.ledger()) {
-        if (e.body().contains(version)) {
-          dispatches++;
-        }
-      }
+      int dispatches = rig.actionsContaining(version);
       s.put("answered", answered);
       s.put("completed", completed);
       s.put("execution_ids", ids.size());

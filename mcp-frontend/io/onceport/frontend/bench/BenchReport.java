@@ -64,11 +64,11 @@ public final class BenchReport {
       for (JsonNode p : m.path("points")) {
         b.append(String.format(Locale.ROOT, "  after %6d calls: gateway JVM heap after full GC %7.1f MB, RSS %7.1f MB%s%n",
             p.path("after_calls").asInt(), mb(p.path("heap_bytes").asLong()), mb(p.path("rss_bytes").asLong()),
-            p.has("engine_rss_bytes") ? String.format(Locale.ROOT, "; engine JVM RSS %7.1f MB", mb(p.path("engine_rss_bytes").asLong())) : ""));
+            p.has("engine_rss_bytes") ? String.format(Locale.ROOT, "; engine+target JVM RSS %7.1f MB", mb(p.path("engine_rss_bytes").asLong())) : ""));
       }
       if (m.has("heap_growth")) {
         b.append(String.format(Locale.ROOT, "  growth: heap %s, RSS %s%s%n", pct(m, "heap_growth"), pct(m, "rss_growth"),
-            m.has("engine_rss_growth") ? ", engine RSS " + pct(m, "engine_rss_growth") : ""));
+            m.has("engine_rss_growth") ? ", engine+target RSS " + pct(m, "engine_rss_growth") : ""));
       }
       if (m.has("stopped_early")) {
         b.append("  ").append(m.path("stopped_early").asText()).append('\n');

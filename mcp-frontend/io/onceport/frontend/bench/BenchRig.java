@@ -27,8 +27,8 @@ import java.util.stream.Stream;
 
 /**
  * Everything one bench run needs, started on free loopback ports and stopped (in reverse order)
- * by {@link #close}, which also deletes the run's temporary directory: the demo target, the
- * embedded engine (a child JVM by default), a complete gateway in this JVM as {@code serve} runs it
+ * by {@link #close}, which also deletes the run's temporary directory: the demo target and the
+ * embedded engine (together in a child JVM by default), a complete gateway in this JVM as {@code serve} runs it
  * (worker and front end on one connection, payload encryption on, session authorization auto), the
  * bare-Temporal worker and, when Node 22 is there, the TypeScript pass-through.
  */
@@ -36,7 +36,8 @@ final class BenchRig implements AutoCloseable {
   static final String READ_TOOL = "bench_read_release";
 
   final Path dir;
-  final DemoTarget target;
+  /** The demo target's base URL ({@code http://127.0.0.1:PORT}). */
+  final String target;
   final ChildProcess engineProcess;
   final TemporalConnection connection;
   final FrontendRuntime frontend;
@@ -48,7 +49,7 @@ final class BenchRig implements AutoCloseable {
   final HttpClient http;
   private final List<AutoCloseable> running;
 
-  private BenchRig(Path dir, DemoTarget target, ChildProcess engineProcess, TemporalConnection connection,
+  private BenchRig(Path dir, String target, ChildProcess engineProcess, TemporalConnection connection,
       FrontendRuntime frontend, BareTemporal bare, NodeRuntime.PassThrough passThrough, String passThroughSkipped,
       String token, String releaseId, HttpClient http, List<AutoCloseable> running) {
     this.dir = dir;
@@ -71,18 +72,13 @@ final class BenchRig implements AutoCloseable {
     running.add(() -> deleteTree(dir));
     try {
       Path data = dir.resolve("data");
-      DemoTarget target = DemoTarget.start("127.0.0.1", 0);
-      running.add(target);
-      ContractSet tools = new ContractLoader().load(contracts(settings, dir, target));
-      if (tools.find(settings.tool()).isEmpty()) {
-        throw new IllegalArgumentException("no contract for --tool " + settings.tool() + " in " + settings.contracts());
-      }
-      HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10)).build();
-      String releaseId = createRelease(http, target);
-
       ChildProcess engineProcess = null;
       String engineTarget;
+      String target;
       if (settings.engineInProcess()) {
+        DemoTarget demo = DemoTarget.start("127.0.0.1", 0);
+        running.add(demo);
+        target = demo.url();
         EmbeddedEngine engine = EmbeddedEngine.start("127.0.0.1", 0);
         running.add(engine);
         engineTarget = engine.target();
@@ -91,8 +87,16 @@ final class BenchRig implements AutoCloseable {
         engineProcess = ChildProcess.start("engine",
             List.of(java, "-cp", absoluteClassPath(), EngineChild.class.getName()), dir, null);
         running.add(engineProcess);
+        target = "http://127.0.0.1:" + engineProcess.awaitLine(EngineChild.TARGET_READY, Duration.ofSeconds(90));
         engineTarget = "127.0.0.1:" + engineProcess.awaitLine(EngineChild.READY, Duration.ofSeconds(90));
       }
+      ContractSet tools = new ContractLoader().load(contracts(settings, dir, target));
+      if (tools.find(settings.tool()).isEmpty()) {
+        throw new IllegalArgumentException("no contract for --tool " + settings.tool() + " in " + settings.contracts());
+      }
+      HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10)).build();
+      String releaseId = createRelease(http, target);
+
       Metrics metrics = new Metrics();
       running.add(metrics);
       TemporalConnection connection = TemporalConnection.connect(engineTarget, "default", true,
@@ -104,7 +108,7 @@ final class BenchRig implements AutoCloseable {
       FrontendRuntime frontend = FrontendRuntime.start(connection, "bench", data, tools,
           FrontendSettings.loopback(Duration.ofSeconds(30), "auto"), metrics, worker.readAccess());
       running.add(frontend);
-      BareTemporal bare = BareTemporal.start(connection.stubs(), "default", target.url() + "/v1/releases");
+      BareTemporal bare = BareTemporal.start(connection.stubs(), "default", target + "/v1/releases");
       running.add(bare);
       String token = new AgentRegistry(data).add("agent:bench");
 
@@ -112,7 +116,7 @@ final class BenchRig implements AutoCloseable {
       String skipped = null;
       if (settings.runs("passthrough")) {
         try {
-          passThrough = NodeRuntime.locate(settings.node(), settings.nodeProject(), log).startPassThrough(target.url());
+          passThrough = NodeRuntime.locate(settings.node(), settings.nodeProject(), log).startPassThrough(target);
           running.add(passThrough);
         } catch (IOException | RuntimeException e) {
           skipped = e.getMessage();
@@ -141,6 +145,19 @@ final class BenchRig implements AutoCloseable {
     return String.join(java.io.File.pathSeparator, entries);
   }
 
+  /** Requests the target acted on whose body contains {@code text} (its {@code /ledger}). */
+  int actionsContaining(String text) throws IOException, InterruptedException {
+    HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(target + "/ledger")).timeout(Duration.ofSeconds(60)).build(),
+        HttpResponse.BodyHandlers.ofString());
+    int n = 0;
+    for (com.fasterxml.jackson.databind.JsonNode e : McpDriver.JSON.readTree(r.body())) {
+      if (e.path("body").toString().contains(text)) {
+        n++;
+      }
+    }
+    return n;
+  }
+
   URI mcp() {
     return URI.create("http://127.0.0.1:" + frontend.port() + "/mcp");
   }
@@ -163,7 +180,8 @@ final class BenchRig implements AutoCloseable {
   }
 
   /** The demo contracts (endpoints moved to this run's target) plus the bench's constant-size read. */
-  private static Path contracts(BenchSettings settings, Path dir, DemoTarget target) throws IOException {
+  private static Path contracts(BenchSettings settings, Path dir, String target) throws IOException {
+    String port = target.substring(target.lastIndexOf(':') + 1);
     Path out = Files.createDirectories(dir.resolve("contracts"));
     if (!Files.isDirectory(settings.contracts())) {
       throw new IllegalArgumentException("contracts directory " + settings.contracts().toAbsolutePath()
@@ -172,7 +190,7 @@ final class BenchRig implements AutoCloseable {
     try (Stream<Path> files = Files.list(settings.contracts())) {
       for (Path f : files.filter(p -> p.toString().endsWith(".yaml")).toList()) {
         Files.writeString(out.resolve(f.getFileName()),
-            Files.readString(f).replace("127.0.0.1:8766", "127.0.0.1:" + target.port()));
+            Files.readString(f).replace("127.0.0.1:8766", "127.0.0.1:" + port));
       }
     }
     // list_releases grows with every release the bench creates; this read stays one small object.
@@ -188,17 +206,17 @@ final class BenchRig implements AutoCloseable {
         channel: http
         http:
           method: GET
-          url: http://127.0.0.1:%d/v1/releases/{{id}}
+          url: http://127.0.0.1:%s/v1/releases/{{id}}
           timeout: PT10S
         replay:
           class: read_only
           attach_window: PT1M
-        """.formatted(READ_TOOL, target.port()));
+        """.formatted(READ_TOOL, port));
     return out;
   }
 
-  private static String createRelease(HttpClient http, DemoTarget target) throws IOException, InterruptedException {
-    HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(target.url() + "/v1/releases"))
+  private static String createRelease(HttpClient http, String target) throws IOException, InterruptedException {
+    HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(target + "/v1/releases"))
         .header("Content-Type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofString("{\"service\":\"bench-read\",\"version\":\"1\"}")).build(),
         HttpResponse.BodyHandlers.ofString());
