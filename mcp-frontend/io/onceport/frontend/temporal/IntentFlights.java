@@ -1,0 +1,107 @@
+package io.onceport.frontend.temporal;
+
+import io.onceport.frontend.gateway.GatewayException;
+import io.onceport.workflow.execution.AttachRequest;
+import io.onceport.workflow.execution.ExecutionRecord;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+
+/**
+ * One attach per intent per front end. While one caller's attach to an intent is in flight, every
+ * other caller of the same intent (same workflow id and fingerprint) waits on it instead of sending
+ * its own, and gets the same execution; their calls are recorded afterwards as evidence in one batch
+ * ({@code recordCalls}). A storm of identical calls thus never depends on the engine's admission of
+ * concurrent updates. A caller that arrives after the attach returned starts the next one.
+ *
+ * <p>Holds only the attaches in flight.
+ */
+final class IntentFlights {
+  private final Map<String, Flight> flights = new ConcurrentHashMap<>();
+  private final long followerWaitMillis;
+
+  /** @param followerWaitMillis the longest a coalesced caller waits for the attach it joined */
+  IntentFlights(long followerWaitMillis) {
+    this.followerWaitMillis = followerWaitMillis;
+  }
+
+  private static final class Flight {
+    final CompletableFuture<ExecutionRecord> done = new CompletableFuture<>();
+    final List<AttachRequest> followers = new ArrayList<>();
+    boolean closed;
+  }
+
+  /**
+   * What joining an intent's attach gave this caller.
+   *
+   * @param leader true when this caller made the attach itself
+   * @param followers the calls that waited on this caller's attach (leader only; their evidence is owed to the run)
+   */
+  record Joined(ExecutionRecord record, boolean leader, List<AttachRequest> followers) {}
+
+  Joined join(String intent, AttachRequest request, Function<AttachRequest, ExecutionRecord> attach) {
+    Flight flight;
+    boolean leader;
+    synchronized (flights) {
+      Flight current = flights.get(intent);
+      if (current != null && !current.closed) {
+        current.followers.add(request);
+        flight = current;
+        leader = false;
+      } else {
+        flight = new Flight();
+        flights.put(intent, flight);
+        leader = true;
+      }
+    }
+    if (!leader) {
+      return new Joined(awaitLeader(flight), false, List.of());
+    }
+    ExecutionRecord record = null;
+    RuntimeException failure = null;
+    try {
+      record = attach.apply(request);
+    } catch (RuntimeException e) {
+      failure = e;
+    }
+    List<AttachRequest> followers;
+    synchronized (flights) {
+      flight.closed = true;
+      flights.remove(intent, flight);
+      followers = List.copyOf(flight.followers);
+    }
+    if (failure != null) {
+      flight.done.completeExceptionally(failure);
+      throw failure;
+    }
+    flight.done.complete(record);
+    return new Joined(record, true, followers);
+  }
+
+  private ExecutionRecord awaitLeader(Flight flight) {
+    try {
+      return flight.done.get(followerWaitMillis, TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException re) {
+        throw re; // the same answer the leader got: busy, a refused intent key, unavailable
+      }
+      throw new GatewayException(GatewayException.Kind.UNAVAILABLE, "the attach this call joined failed: " + e.getCause(), e);
+    } catch (TimeoutException e) {
+      throw new GatewayException(GatewayException.Kind.UNAVAILABLE,
+          "the execution layer did not answer within " + followerWaitMillis + " ms", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new GatewayException(GatewayException.Kind.UNAVAILABLE, "interrupted while waiting for the execution layer", e);
+    }
+  }
+
+  int inFlight() {
+    return flights.size();
+  }
+}
