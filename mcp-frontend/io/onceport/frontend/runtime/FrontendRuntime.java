@@ -74,6 +74,7 @@ public final class FrontendRuntime implements AutoCloseable {
         .allowAnonymous(settings.allowAnonymous())
         .allowedOrigins(settings.allowedOrigins())
         .callWait(settings.callWait())
+        .deliveryGrace(settings.deliveryGrace())
         .sessionKey(sessionKey(key))
         .sessionRegistry(new TemporalSessionRegistry(connection.client(), taskQueue))
         .extraRoutes(routes -> {
@@ -123,5 +124,6 @@ public final class FrontendRuntime implements AutoCloseable {
   public void close() {
     reviewsCounter.shutdownNow();
     server.stop();
+    gateway.close(); // sends the evidence and delivery reports still owed to runs
   }
 }

@@ -10,15 +10,30 @@ import java.util.Objects;
  * @param sessionPolicy {@code operator|auto}, stamped on every call for the workers' ladder
  * @param codecUiOrigins Temporal UI origins allowed to call the codec server
  * @param codecAuth true when the codec server requires an operator token
+ * @param deliveryGrace how long after a final result was written a cancellation of its request still
+ *     makes it "not delivered" ({@code --delivery-grace})
  */
 public record FrontendSettings(
     HostPort listen, Duration callWait, List<String> allowedOrigins, boolean allowAnonymous, String sessionPolicy,
-    List<String> codecUiOrigins, boolean codecAuth) {
+    List<String> codecUiOrigins, boolean codecAuth, Duration deliveryGrace) {
   public FrontendSettings {
     Objects.requireNonNull(listen, "listen == null");
     Objects.requireNonNull(callWait, "callWait == null");
+    Objects.requireNonNull(deliveryGrace, "deliveryGrace == null");
     allowedOrigins = List.copyOf(allowedOrigins);
     codecUiOrigins = List.copyOf(codecUiOrigins);
+  }
+
+  /** With the default delivery grace. */
+  public FrontendSettings(HostPort listen, Duration callWait, List<String> allowedOrigins, boolean allowAnonymous,
+      String sessionPolicy, List<String> codecUiOrigins, boolean codecAuth) {
+    this(listen, callWait, allowedOrigins, allowAnonymous, sessionPolicy, codecUiOrigins, codecAuth,
+        io.onceport.frontend.mcp.McpConfig.DEFAULT_DELIVERY_GRACE);
+  }
+
+  /** These settings with another delivery grace. */
+  public FrontendSettings withDeliveryGrace(Duration grace) {
+    return new FrontendSettings(listen, callWait, allowedOrigins, allowAnonymous, sessionPolicy, codecUiOrigins, codecAuth, grace);
   }
 
   /** These settings with {@code origin} also allowed to call the codec server (no duplicate). */
@@ -29,7 +44,7 @@ public record FrontendSettings(
     }
     List<String> origins = new java.util.ArrayList<>(codecUiOrigins);
     origins.add(origin);
-    return new FrontendSettings(listen, callWait, allowedOrigins, allowAnonymous, sessionPolicy, origins, codecAuth);
+    return new FrontendSettings(listen, callWait, allowedOrigins, allowAnonymous, sessionPolicy, origins, codecAuth, deliveryGrace);
   }
 
   /** Loopback on a free port, everything else default: for tests and benchmarks. */

@@ -24,12 +24,6 @@ import java.util.function.Function;
  */
 final class IntentFlights {
   private final Map<String, Flight> flights = new ConcurrentHashMap<>();
-  private final long followerWaitMillis;
-
-  /** @param followerWaitMillis the longest a coalesced caller waits for the attach it joined */
-  IntentFlights(long followerWaitMillis) {
-    this.followerWaitMillis = followerWaitMillis;
-  }
 
   private static final class Flight {
     final CompletableFuture<ExecutionRecord> done = new CompletableFuture<>();
@@ -45,7 +39,11 @@ final class IntentFlights {
    */
   record Joined(ExecutionRecord record, boolean leader, List<AttachRequest> followers) {}
 
-  Joined join(String intent, AttachRequest request, Function<AttachRequest, ExecutionRecord> attach) {
+  /**
+   * @param intent what makes two calls the same intent here (and wait alike)
+   * @param followerWaitMillis the longest this caller waits for an attach it joins
+   */
+  Joined join(String intent, AttachRequest request, long followerWaitMillis, Function<AttachRequest, ExecutionRecord> attach) {
     Flight flight;
     boolean leader;
     synchronized (flights) {
@@ -61,7 +59,7 @@ final class IntentFlights {
       }
     }
     if (!leader) {
-      return new Joined(awaitLeader(flight), false, List.of());
+      return new Joined(awaitLeader(flight, followerWaitMillis), false, List.of());
     }
     ExecutionRecord record = null;
     RuntimeException failure = null;
@@ -84,7 +82,7 @@ final class IntentFlights {
     return new Joined(record, true, followers);
   }
 
-  private ExecutionRecord awaitLeader(Flight flight) {
+  private static ExecutionRecord awaitLeader(Flight flight, long followerWaitMillis) {
     try {
       return flight.done.get(followerWaitMillis, TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {

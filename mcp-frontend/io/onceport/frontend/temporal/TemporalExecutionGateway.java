@@ -55,8 +55,9 @@ import org.slf4j.LoggerFactory;
  * <p><b>Admission is not a reason to start again.</b> Callers of one intent on this front end share
  * one attach ({@link IntentFlights}) and one waiter per execution ({@link ExecutionWatches}); an
  * attach the engine turns away is retried on the same run, and after {@link #BUSY_BUDGET} answered
- * as {@link GatewayException.Kind#BUSY} naming the execution. The attach returns at once (wait 0),
- * so what it carries is a small record, never the final result times the number of callers.
+ * as {@link GatewayException.Kind#BUSY} naming the execution. A coalesced attach answers all its
+ * callers with one record, never the final result times the number of callers (which exceeded the
+ * 4 MiB gRPC limit when every caller had its own attach waiting).
  *
  * <p>Fingerprint-matched intents use {@code ALLOW_DUPLICATE}: once an execution delivered its result
  * and closed, an identical call is a new intent. Keyed intents use {@code REJECT_DUPLICATE}: the
@@ -83,7 +84,7 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
   private final WorkflowServiceStubs onceStubs;
   private final WorkflowClient once;
   private final OpenRuns openRuns = new OpenRuns();
-  private final IntentFlights flights = new IntentFlights(BUSY_BUDGET.toMillis() + 40_000);
+  private final IntentFlights flights = new IntentFlights();
   private final ExecutorService background;
   private final ExecutionWatches watches;
   private final SignalOutbox outbox;
@@ -143,6 +144,7 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
     return preparation.tools();
   }
 
+  /** {@link #attach}, then waits on the shared watch for whatever is left of the caller's wait. */
   @Override
   public CallResult call(ToolCall call) {
     CallResult attached = attach(call);
@@ -163,11 +165,15 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
     PreparedCall prepared = preparation.prepare(call);
     String callId = "call_" + UUID.randomUUID();
     Instant receivedAt = call.receivedAt();
+    // The attach waits in the workflow for as long as the caller does (0 for streams and tasks): one
+    // update answers a call that settles in time; callers of one intent with the same wait share it.
+    long wait = Math.max(0, call.waitMillis() - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - call.receivedNanos()));
     AttachRequest request = new AttachRequest(
         callId, prepared.input().fingerprint(), call.jsonRpcId(), call.sessionId(), call.runId(), call.intentKey(),
-        call.protocolVersion(), call.clientInfo(), call.remoteAddress(), frontEnd, receivedAt.toString(), 0);
-    String intent = prepared.workflowId() + "|" + prepared.input().fingerprint();
-    IntentFlights.Joined joined = flights.join(intent, request, r -> attachOnce(prepared, r, call.receivedNanos(), receivedAt));
+        call.protocolVersion(), call.clientInfo(), call.remoteAddress(), frontEnd, receivedAt.toString(), wait);
+    String intent = prepared.workflowId() + "|" + prepared.input().fingerprint() + "|" + (call.waitMillis() > 0 ? "wait" : "now");
+    IntentFlights.Joined joined = flights.join(intent, request, wait + BUSY_BUDGET.toMillis() + 30_000,
+        r -> attachOnce(prepared, r, call.receivedNanos(), receivedAt));
     ExecutionRecord record = joined.record();
     ExecutionLocation location = location(record);
     directory.remember(record);

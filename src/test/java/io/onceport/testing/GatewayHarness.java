@@ -29,6 +29,8 @@ public final class GatewayHarness implements AutoCloseable {
   public final DemoTarget target;
   public final EmbeddedEngine engine;
   public final TemporalConnection connection;
+  /** The front end's connection: {@link #connection} unless interceptors were asked for. */
+  public final TemporalConnection frontendConnection;
   public final WorkerRuntime worker;
   public final FrontendRuntime frontend;
   public final ExecutionDirectory directory;
@@ -42,6 +44,16 @@ public final class GatewayHarness implements AutoCloseable {
 
   /** @param callWait how long tools/call waits for a settled outcome */
   public GatewayHarness(boolean startWorker, Duration callWait) throws IOException {
+    this(startWorker, callWait, java.util.List.of(), java.util.Map.of());
+  }
+
+  /**
+   * @param frontendInterceptors gRPC interceptors on the front end's own connection to the engine
+   *     (the worker keeps a clean one): engine hiccups as the front end sees them
+   * @param extraContracts further contract files (name → YAML; {@code 127.0.0.1:8766} is the demo target)
+   */
+  public GatewayHarness(boolean startWorker, Duration callWait, java.util.List<io.grpc.ClientInterceptor> frontendInterceptors,
+      java.util.Map<String, String> extraContracts) throws IOException {
     dir = Files.createTempDirectory("onceport-e2e");
     data = dir.resolve("data");
     target = DemoTarget.start("127.0.0.1", 0);
@@ -51,6 +63,9 @@ public final class GatewayHarness implements AutoCloseable {
         Files.writeString(contracts.resolve(f.getFileName()),
             Files.readString(f).replace("127.0.0.1:8766", "127.0.0.1:" + target.port()));
       }
+    }
+    for (var extra : extraContracts.entrySet()) {
+      Files.writeString(contracts.resolve(extra.getKey()), extra.getValue().replace("127.0.0.1:8766", "127.0.0.1:" + target.port()));
     }
     ContractSet tools;
     try {
@@ -67,7 +82,9 @@ public final class GatewayHarness implements AutoCloseable {
         io.onceport.activity.codec.Payloads.dataConverter(true, data), Duration.ofSeconds(10), metrics.metricsScope());
     connection.registerSearchAttributes();
     worker = startWorker ? WorkerRuntime.start(connection, TASK_QUEUE, data, null, "auto", Duration.ofMinutes(1), "harness") : null;
-    frontend = FrontendRuntime.start(connection, TASK_QUEUE, data, tools,
+    frontendConnection = frontendInterceptors.isEmpty() ? connection : TemporalConnection.connect(engine.target(), "default", true,
+        io.onceport.activity.codec.Payloads.dataConverter(true, data), Duration.ofSeconds(10), null, frontendInterceptors);
+    frontend = FrontendRuntime.start(frontendConnection, TASK_QUEUE, data, tools,
         io.onceport.frontend.runtime.FrontendSettings.loopback(callWait, "auto"), metrics);
     directory = new ExecutionDirectory(connection);
   }
@@ -100,6 +117,9 @@ public final class GatewayHarness implements AutoCloseable {
   @Override
   public void close() {
     frontend.close();
+    if (frontendConnection != connection) {
+      frontendConnection.close();
+    }
     if (worker != null) {
       worker.close();
     }
