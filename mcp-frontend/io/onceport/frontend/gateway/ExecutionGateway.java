@@ -10,8 +10,9 @@ import java.util.Optional;
 
 /**
  * What the MCP layer needs from the execution layer. The implementation validates, canonicalizes
- * and fingerprints the call, then starts-or-attaches the ToolExecution workflow; nothing here keeps
- * state in front-end memory, so any front end can answer for any execution.
+ * and fingerprints the call, then starts-or-attaches the ToolExecution workflow. It keeps nothing
+ * in front-end memory that another front end would need — only bounded caches of what Temporal
+ * holds — so any front end can answer for any execution.
  */
 public interface ExecutionGateway {
   /** The loaded tool contracts, in deterministic (tool name) order. */

@@ -4,8 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.onceport.frontend.gateway.BoundedMap;
 import io.onceport.workflow.execution.ExecutionRecord;
 import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -25,7 +23,9 @@ final class InFlightRequests {
   static final int MAX_CANCELLED = 10_000;
   static final Duration CANCELLED_AGE = Duration.ofHours(1);
 
-  private final Map<String, Entry> entries = new ConcurrentHashMap<>();
+  /** Bounded as a safety net only: entries are released when their request is answered. */
+  private final BoundedMap<String, Entry> entries = new BoundedMap<>(MAX_IN_FLIGHT, Duration.ofHours(2));
+  static final int MAX_IN_FLIGHT = 100_000;
   private final BoundedMap<String, String> cancelledCalls = new BoundedMap<>(MAX_CANCELLED, CANCELLED_AGE);
 
   enum Phase { WAITING, WRITING, WRITTEN, DONE }
@@ -166,7 +166,7 @@ final class InFlightRequests {
    */
   void release(Entry e) {
     if (e != null && !e.inGrace()) {
-      entries.remove(e.key, e);
+      entries.compute(e.key, (k, current) -> current == e ? null : current);
     }
   }
 

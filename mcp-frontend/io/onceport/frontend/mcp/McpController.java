@@ -815,16 +815,24 @@ final class McpController {
     ctx.status(204);
   }
 
-  /** Sessions this front end already recorded (bounded): a run's every call must not signal its session again. */
-  private final java.util.Set<String> recordedSessions = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  /**
+   * Sessions this front end already recorded ({@value #MAX_RECORDED_SESSIONS}, each forgotten an
+   * hour after its last call): a run's every call must not signal its session again. Forgetting is
+   * safe: a repeated start is ignored by the session record.
+   */
+  private final io.onceport.frontend.gateway.BoundedMap<String, Boolean> recordedSessions =
+      new io.onceport.frontend.gateway.BoundedMap<>(MAX_RECORDED_SESSIONS, Duration.ofHours(1));
+  static final int MAX_RECORDED_SESSIONS = 10_000;
 
   /** Records an agent session's start; a failure to record never fails the request itself. */
   private void recordSessionStart(String actor, String sessionId, String clientName, String clientVersion, String version, String remote) {
-    if (!recordedSessions.add(sessionId)) {
+    boolean[] first = {false};
+    recordedSessions.compute(sessionId, (k, seen) -> {
+      first[0] = seen == null;
+      return Boolean.TRUE;
+    });
+    if (!first[0]) {
       return;
-    }
-    if (recordedSessions.size() > 10_000) {
-      recordedSessions.clear(); // forget, not fail: a repeated start is ignored by the session record
     }
     try {
       config.sessionRegistry().started(new io.onceport.frontend.auth.SessionStart(

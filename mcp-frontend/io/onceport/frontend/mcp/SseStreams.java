@@ -36,7 +36,10 @@ final class SseStreams {
    * (sessions are stateless tokens): only a session that asked for {@code debug} or {@code info}
    * gets the execution's transitions as log messages; one that set nothing gets none.
    */
-  final java.util.Map<String, String> logLevels = new java.util.concurrent.ConcurrentHashMap<>();
+  final io.onceport.frontend.gateway.BoundedMap<String, String> logLevels =
+      new io.onceport.frontend.gateway.BoundedMap<>(MAX_LOG_LEVELS, java.time.Duration.ofHours(24));
+  /** Sessions whose log level is remembered (each for a day after its last use). */
+  static final int MAX_LOG_LEVELS = 10_000;
 
   private static final List<String> LEVELS =
       List.of("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency");

@@ -27,6 +27,8 @@ final class IntentFlights {
 
   private static final class Flight {
     final CompletableFuture<ExecutionRecord> done = new CompletableFuture<>();
+    /** Completed by the leader once the followers' calls were sent as evidence. */
+    final CompletableFuture<Void> evidence = new CompletableFuture<>();
     final List<AttachRequest> followers = new ArrayList<>();
     boolean closed;
   }
@@ -36,8 +38,9 @@ final class IntentFlights {
    *
    * @param leader true when this caller made the attach itself
    * @param followers the calls that waited on this caller's attach (leader only; their evidence is owed to the run)
+   * @param evidence completes once the followers' calls were sent (the leader completes it)
    */
-  record Joined(ExecutionRecord record, boolean leader, List<AttachRequest> followers) {}
+  record Joined(ExecutionRecord record, boolean leader, List<AttachRequest> followers, CompletableFuture<Void> evidence) {}
 
   /**
    * @param intent what makes two calls the same intent here (and wait alike)
@@ -59,7 +62,7 @@ final class IntentFlights {
       }
     }
     if (!leader) {
-      return new Joined(awaitLeader(flight, followerWaitMillis), false, List.of());
+      return new Joined(awaitLeader(flight, followerWaitMillis), false, List.of(), flight.evidence);
     }
     ExecutionRecord record = null;
     RuntimeException failure = null;
@@ -75,11 +78,12 @@ final class IntentFlights {
       followers = List.copyOf(flight.followers);
     }
     if (failure != null) {
+      flight.evidence.complete(null);
       flight.done.completeExceptionally(failure);
       throw failure;
     }
     flight.done.complete(record);
-    return new Joined(record, true, followers);
+    return new Joined(record, true, followers, flight.evidence);
   }
 
   private static ExecutionRecord awaitLeader(Flight flight, long followerWaitMillis) {

@@ -144,11 +144,19 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
     return preparation.tools();
   }
 
-  /** {@link #attach}, then waits on the shared watch for whatever is left of the caller's wait. */
+  /**
+   * {@link #attach}, then waits on the shared watch for whatever is left of the caller's wait. A
+   * caller that shared another's attach gets a record that shows its own call (once its evidence
+   * was recorded; bounded, best effort).
+   */
   @Override
   public CallResult call(ToolCall call) {
-    CallResult attached = attach(call);
+    Attached joined = attachJoined(call);
+    CallResult attached = joined.result();
     ExecutionRecord record = attached.record();
+    if (!joined.leader() && !hasCall(record, attached.callId()) && record.calls().size() < SHOWN_CALLS) {
+      record = withOwnCall(record, attached.callId(), joined.evidence());
+    }
     long deadline = call.receivedNanos() + TimeUnit.MILLISECONDS.toNanos(call.waitMillis());
     while (!record.isSettled()) {
       long left = deadline - System.nanoTime();
@@ -160,8 +168,35 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
     return new CallResult(record, attached.callId(), attached.attached());
   }
 
+  /** The calls a record itemizes (the workflow counts the rest); beyond it a caller's own call is not shown. */
+  private static final int SHOWN_CALLS = 200;
+
+  private record Attached(CallResult result, boolean leader, java.util.concurrent.CompletableFuture<Void> evidence) {}
+
+  private ExecutionRecord withOwnCall(ExecutionRecord record, String callId, java.util.concurrent.CompletableFuture<Void> evidence) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+    try {
+      evidence.get(2, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      return record;
+    }
+    ExecutionRecord current = record;
+    while (!hasCall(current, callId) && System.nanoTime() - deadline < 0) {
+      current = awaitChange(current.executionId(), current.version(), Duration.ofNanos(deadline - System.nanoTime()));
+    }
+    return hasCall(current, callId) ? current : record;
+  }
+
+  private static boolean hasCall(ExecutionRecord record, String callId) {
+    return record.calls().stream().anyMatch(c -> c.callId().equals(callId));
+  }
+
   @Override
   public CallResult attach(ToolCall call) {
+    return attachJoined(call).result();
+  }
+
+  private Attached attachJoined(ToolCall call) {
     PreparedCall prepared = preparation.prepare(call);
     String callId = "call_" + UUID.randomUUID();
     Instant receivedAt = call.receivedAt();
@@ -178,14 +213,18 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
     ExecutionLocation location = location(record);
     directory.remember(record);
     watches.offer(location, record);
-    if (!joined.followers().isEmpty()) {
-      outbox.recordCalls(location, joined.followers());
+    if (joined.leader()) {
+      if (joined.followers().isEmpty()) {
+        joined.evidence().complete(null);
+      } else {
+        outbox.recordCalls(location, joined.followers()).whenComplete((v, e) -> joined.evidence().complete(null));
+      }
     }
     boolean attached = !joined.leader() || isRetry(record, callId);
     if (attached && metrics != null) {
       metrics.attached(record.tool());
     }
-    return new CallResult(record, callId, attached);
+    return new Attached(new CallResult(record, callId, attached), joined.leader(), joined.evidence());
   }
 
   // ---- the attach: bound run, else update-with-start, and finding out after any doubt ----
@@ -275,6 +314,10 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
           openRuns.open(run.location().workflowId(), run.location().runId(), attached.get().executionId(), System.nanoTime());
           return attached;
         }
+        if (System.nanoTime() - deadline > 0) {
+          throw giveUp(kind, run.location().executionId(), cause);
+        }
+        pause(attempt, deadline);
         continue; // it closed meanwhile: look again
       }
       ExecutionRecord last = finalRecord(run.location());

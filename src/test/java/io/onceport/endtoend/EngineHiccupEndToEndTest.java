@@ -65,6 +65,31 @@ class EngineHiccupEndToEndTest {
     lostAnswer(Status.DEADLINE_EXCEEDED, "hiccup-deadline");
   }
 
+  @Test
+  void attachesTheEngineTurnsAwayAreRetriedOnTheSameRunAndNeverStartAnother() throws Exception {
+    McpClient client = gateway.client();
+    gateway.armFault("delay=3000", 1);
+    java.util.concurrent.CompletableFuture<JsonNode> first = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+      try {
+        return client.call(1, "create_release", args("turned-away"));
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    String id = TargetLedger.awaitFirstKey(gateway.target.url(), "/v1/releases", "turned-away", Duration.ofSeconds(20));
+    int before = FAULTS.attaches.get();
+    for (int n = 1; n <= 3; n++) { // the in-flight update limit, as the engine reports it
+      FAULTS.reject(before + n, Status.RESOURCE_EXHAUSTED.withDescription("limit on number of concurrent in-flight updates has been reached"));
+    }
+    JsonNode retry = client.call(2, "create_release", args("turned-away"));
+    assertEquals(id, retry.at("/result/structuredContent/execution_id").asText(), retry.toString());
+    assertEquals("completed", retry.at("/result/structuredContent/state").asText(), retry.toString());
+    assertEquals(id, first.get().at("/result/structuredContent/execution_id").asText());
+    assertTrue(FAULTS.attaches.get() >= before + 4, "turned away three times, then attached: " + (FAULTS.attaches.get() - before));
+    assertEquals(1, TargetLedger.posts(gateway.target.url(), "/v1/releases", "turned-away").size(), "the target acted once");
+    assertEquals(1, gateway.directory.runs(gateway.record(id).workflowId(), 10).size());
+  }
+
   private void lostAnswer(Status failure, String service) throws Exception {
     McpClient client = gateway.client();
     int before = FAULTS.attaches.get();
