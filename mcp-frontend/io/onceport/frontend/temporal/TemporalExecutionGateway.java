@@ -206,7 +206,10 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
     AttachRequest request = new AttachRequest(
         callId, prepared.input().fingerprint(), call.jsonRpcId(), call.sessionId(), call.runId(), call.intentKey(),
         call.protocolVersion(), call.clientInfo(), call.remoteAddress(), frontEnd, receivedAt.toString(), wait);
-    String intent = prepared.workflowId() + "|" + prepared.input().fingerprint() + "|" + (call.waitMillis() > 0 ? "wait" : "now");
+    // Calls share an attach only when they belong to the same run (the one open when each arrived).
+    String bound = openRuns.boundRun(prepared.workflowId(), call.receivedNanos()).map(OpenRuns.Run::runId).orElse("-");
+    String intent = prepared.workflowId() + "|" + prepared.input().fingerprint() + "|" + bound + "|"
+        + (call.waitMillis() > 0 ? "wait" : "now");
     IntentFlights.Joined joined = flights.join(intent, request, wait + BUSY_BUDGET.toMillis() + 30_000,
         r -> attachOnce(prepared, r, call.receivedNanos(), receivedAt));
     ExecutionRecord record = joined.record();
