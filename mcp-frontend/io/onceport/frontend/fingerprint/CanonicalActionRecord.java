@@ -1,13 +1,12 @@
 package io.onceport.frontend.fingerprint;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.DoubleNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.onceport.workflow.contract.HttpSpec;
 import io.onceport.workflow.contract.SshSpec;
 import io.onceport.workflow.contract.ToolContract;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
@@ -18,7 +17,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.erdtman.jcs.JsonCanonicalizer;
 
 /**
  * The canonical action record of the seed essay: what a call asks to happen (actor, tool, channel,
@@ -30,6 +28,12 @@ import org.erdtman.jcs.JsonCanonicalizer;
  * as {@code hmac-sha256:<hex>} of their value under the fingerprint key, in {@code arguments} and
  * in an SSH {@code command}; an HTTP target keeps only scheme, host, port and path, and a secret
  * placeholder in the URL path stays unsubstituted.
+ *
+ * <p>Numbers JCS would round (beyond 2^53, more digits than a double holds; see {@link ExactJson})
+ * appear in {@code arguments} as the decimal string of their value, and {@code exact_numbers}
+ * lists their JSON pointers (relative to {@code arguments}), so {@code 2^53} and {@code 2^53+1}
+ * differ and a number never equals the string with its digits. Without such numbers the record is
+ * exactly what it always was: existing fingerprints do not change.
  */
 public final class CanonicalActionRecord {
   private static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{([^{}]*)}}");
@@ -65,13 +69,9 @@ public final class CanonicalActionRecord {
     return canonicalJson;
   }
 
-  /** RFC 8785 serialization of a Jackson tree. */
+  /** RFC 8785 serialization of a Jackson tree whose numbers are all ordinary (see {@link ExactJson}). */
   static String jcs(JsonNode node) {
-    try {
-      return new JsonCanonicalizer(node.toString()).getEncodedString();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return ExactJson.jcs(node);
   }
 
   /** Collects the parts of a record; {@link #build} checks that the required ones are there. */
@@ -149,7 +149,11 @@ public final class CanonicalActionRecord {
           args.put(name, secretValue(args.get(name)));
         }
       }
-      r.set("arguments", args);
+      ExactJson.Split exact = ExactJson.split(args);
+      r.set("arguments", exact.tree());
+      if (!exact.pointers().isEmpty()) {
+        exact.pointers().forEach(r.putArray("exact_numbers")::add);
+      }
       r.put("intent_scope", runId != null ? "run:" + runId : "actor:" + actor);
       return new CanonicalActionRecord(r);
     }
@@ -158,7 +162,7 @@ public final class CanonicalActionRecord {
       if (value == null || value.isNull()) {
         return key.hmac(new byte[0]);
       }
-      return key.hmac(value.isTextual() ? value.asText() : jcs(value));
+      return key.hmac(value.isTextual() ? value.asText() : ExactJson.canonical(value));
     }
 
     /** scheme://host[:port]/path of the rendered URL: no query, no fragment, no user info. */
@@ -207,12 +211,34 @@ public final class CanonicalActionRecord {
     return sb.toString();
   }
 
-  /** The text a placeholder renders to: strings as-is, other values as JSON, missing as "". */
+  /**
+   * The text a placeholder renders to: strings as-is, other values as JSON, missing as "". A number
+   * with a fraction or exponent renders as the double it denotes, as it always has (and as the
+   * dispatch activity renders URL and command placeholders), so these fingerprints do not change.
+   */
   static String text(JsonNode v) {
     if (v == null || v.isNull() || v.isMissingNode()) {
       return "";
     }
-    return v.isTextual() ? v.asText() : v.toString();
+    return v.isTextual() ? v.asText() : asDoubles(v).toString();
+  }
+
+  /** A copy with every decimal as the double it denotes: how a default-configured parser reads it. */
+  private static JsonNode asDoubles(JsonNode v) {
+    if (v.isBigDecimal()) {
+      return DoubleNode.valueOf(Double.parseDouble(v.decimalValue().toString()));
+    }
+    if (v.isObject()) {
+      ObjectNode out = JsonNodeFactory.instance.objectNode();
+      v.fields().forEachRemaining(e -> out.set(e.getKey(), asDoubles(e.getValue())));
+      return out;
+    }
+    if (v.isArray()) {
+      com.fasterxml.jackson.databind.node.ArrayNode out = JsonNodeFactory.instance.arrayNode();
+      v.forEach(e -> out.add(asDoubles(e)));
+      return out;
+    }
+    return v;
   }
 
   /** RFC 3986 percent-encoding of everything but unreserved characters. */

@@ -3,7 +3,6 @@ package io.onceport.frontend.fingerprint;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.onceport.workflow.contract.HttpSpec;
 import io.onceport.workflow.contract.ReplayClass;
 import io.onceport.workflow.contract.ReplaySpec;
@@ -65,9 +64,9 @@ class FingerprintGoldenTest {
       "{\"id\":7,\"s\":\"k\",\"secret\":{\"n\":1.25,\"z\":[1,2]}}",
       "{\"\\u20ac\":1,\"\\u00e9\":2,\"a\":3,\"\\ud83d\\ude00\":4,\"id\":5,\"s\":6}");
 
-  /** What production parses a request with (mirrors the MCP layer's parser). */
+  /** What the MCP layer parses a request with (the golden file was written with a plain ObjectMapper). */
   static JsonNode parse(String json) throws Exception {
-    return new ObjectMapper().readTree(json.getBytes(StandardCharsets.UTF_8));
+    return ExactJson.newMapper().readTree(json.getBytes(StandardCharsets.UTF_8));
   }
 
   static List<String> compute() throws Exception {
