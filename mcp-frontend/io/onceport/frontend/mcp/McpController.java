@@ -12,7 +12,6 @@ import io.onceport.workflow.contract.ToolContract;
 import io.onceport.workflow.execution.AttachedCall;
 import io.onceport.workflow.execution.CancelRequest;
 import io.onceport.workflow.execution.ExecutionRecord;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -71,15 +70,8 @@ final class McpController {
       throw McpException.http(406, McpException.TRANSPORT,
           "Not Acceptable: the client must accept application/json or text/event-stream", null);
     }
-    JsonNode msg;
-    try {
-      msg = Json.MAPPER.readTree(ctx.bodyAsBytes());
-    } catch (IOException e) {
-      throw McpException.http(400, McpException.PARSE_ERROR, "Parse error: the body is not valid JSON", null);
-    }
-    if (msg == null || msg.isMissingNode()) {
-      throw McpException.http(400, McpException.PARSE_ERROR, "Parse error: empty body", null);
-    }
+    Transport.checkContentType(ctx);
+    JsonNode msg = Json.parseRequest(ctx.bodyAsBytes());
     if (msg.isArray()) {
       postBatch(ctx, actor, (ArrayNode) msg);
       return;
@@ -174,6 +166,7 @@ final class McpController {
     if (params != null && !params.isObject()) {
       throw McpException.rpc(McpException.INVALID_PARAMS, "Invalid params: params must be an object", id);
     }
+    Transport.checkIntentKey(ctx, method, params, id);
     String headerVersion = ctx.header("MCP-Protocol-Version");
     JsonNode meta = params == null ? Json.MAPPER.missingNode() : params.path("_meta");
     String metaVersion = meta.path(Protocol.META_VERSION).isTextual() ? meta.get(Protocol.META_VERSION).asText() : null;

@@ -1,15 +1,18 @@
 package io.onceport.frontend.mcp;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.javalin.http.Context;
 import io.onceport.frontend.auth.Authenticator;
+import io.onceport.frontend.fingerprint.IntentKeys;
 import java.net.URI;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 
 /**
- * HTTP-level checks every request passes before any JSON-RPC is read: Origin (DNS rebinding),
- * bearer authentication, and Accept. Refusals are {@link McpException}s with the HTTP status.
+ * HTTP-level checks every request passes before any JSON-RPC is read: Host and Origin (DNS
+ * rebinding), bearer authentication, Accept and Content-Type; and the intent key a
+ * {@code tools/call} names. Refusals are {@link McpException}s with the HTTP status.
  */
 final class Transport {
   static final String ANONYMOUS = "anonymous";
@@ -103,6 +106,63 @@ final class Transport {
   private static McpException unauthorized(Context ctx, String message) {
     ctx.header("WWW-Authenticate", "Bearer");
     return McpException.http(401, McpException.TRANSPORT, message, null);
+  }
+
+  /**
+   * POST bodies must be declared JSON: {@code application/json} (or an {@code application/*+json}
+   * type), charset UTF-8 when one is named; anything else — a missing header included, as the
+   * official MCP SDKs do — is HTTP 415. A browser can send {@code text/plain} or a form to any
+   * origin without a preflight; refusing them keeps such a page from driving the endpoint.
+   */
+  static void checkContentType(Context ctx) {
+    String header = ctx.header("Content-Type");
+    String[] parts = header == null ? new String[] {""} : header.split(";");
+    String type = parts[0].trim().toLowerCase(Locale.ROOT);
+    boolean json = type.equals("application/json") || (type.startsWith("application/") && type.endsWith("+json"));
+    String charset = null;
+    for (int i = 1; i < parts.length; i++) {
+      String p = parts[i].trim();
+      if (p.regionMatches(true, 0, "charset=", 0, 8)) {
+        charset = p.substring(8).replace("\"", "").trim();
+      }
+    }
+    if (json && (charset == null || charset.equalsIgnoreCase("utf-8"))) {
+      return;
+    }
+    ctx.header("Accept-Post", "application/json");
+    throw McpException.http(415, McpException.TRANSPORT, "Unsupported Media Type: POST needs Content-Type: application/json"
+        + (header == null || header.isBlank() ? " (none was sent)" : " (UTF-8), not " + header.trim()), null);
+  }
+
+  /**
+   * The explicit intent key of a {@code tools/call} — header {@code Idempotency-Key} (HTTP 400) or
+   * {@code _meta["onceport/intent"]} (JSON-RPC error) — must be 1-255 printable characters; a
+   * {@code _meta} value must be a string. Both answer {@code -32602} naming the limit.
+   */
+  static void checkIntentKey(Context ctx, String method, JsonNode params, JsonNode id) {
+    if (!"tools/call".equals(method)) {
+      return;
+    }
+    String header = ctx.header("Idempotency-Key");
+    if (header != null && !header.isBlank()) {
+      String problem = IntentKeys.problem(header);
+      if (problem != null) {
+        throw McpException.http(400, McpException.INVALID_PARAMS, "Invalid params: the Idempotency-Key header is not a usable "
+            + "intent key: " + problem + " (1-" + IntentKeys.MAX_LENGTH + " printable characters)", id);
+      }
+    }
+    JsonNode meta = params == null ? null : params.path("_meta").get("onceport/intent");
+    if (meta == null || meta.isNull()) {
+      return;
+    }
+    if (!meta.isTextual()) {
+      throw McpException.rpc(McpException.INVALID_PARAMS, "Invalid params: _meta onceport/intent must be a string", id);
+    }
+    String problem = meta.asText().isBlank() ? null : IntentKeys.problem(meta.asText());
+    if (problem != null) {
+      throw McpException.rpc(McpException.INVALID_PARAMS, "Invalid params: _meta onceport/intent is not a usable intent key: "
+          + problem + " (1-" + IntentKeys.MAX_LENGTH + " printable characters)", id);
+    }
   }
 
   /** What the client's Accept header allows. A missing header accepts anything. */
