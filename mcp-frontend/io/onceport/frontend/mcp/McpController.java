@@ -329,7 +329,7 @@ final class McpController {
     } catch (McpException e) {
       throw e.id == null ? e.withId(ex.id()) : e;
     } catch (GatewayException e) {
-      if (e.kind() == GatewayException.Kind.UNKNOWN_TOOL) {
+      if (e.kind() == GatewayException.Kind.UNKNOWN_TOOL || e.kind() == GatewayException.Kind.TOO_LARGE) {
         throw McpException.rpc(McpException.INVALID_PARAMS, e.getMessage(), ex.id());
       }
       throw McpException.rpc(McpException.INTERNAL_ERROR, "Execution layer: " + e.getMessage(), ex.id());
