@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.javalin.http.Context;
 import io.onceport.frontend.auth.Authenticator;
 import io.onceport.frontend.fingerprint.IntentKeys;
-import java.net.URI;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -18,69 +17,37 @@ final class Transport {
   static final String ANONYMOUS = "anonymous";
   private final McpConfig config;
   private final Authenticator authenticator;
+  private final HostOriginPolicy policy;
 
+  /** @throws IllegalArgumentException when listening off loopback without allowed hosts */
   Transport(McpConfig config, Authenticator authenticator) {
     this.config = config;
     this.authenticator = authenticator;
+    this.policy = HostOriginPolicy.forListener(config.listenHost(), config.allowedHosts(), config.allowedOrigins(),
+        config.allowLoopbackOrigins());
   }
 
-  /** Host (DNS rebinding) and Origin checks: HTTP 403 when either names a site we do not serve. */
+  /** Host (DNS rebinding) and Origin checks of {@code /mcp}: HTTP 403 when either names a site we do not serve. */
   void checkOrigin(Context ctx) {
-    checkHost(ctx);
-    String origin = ctx.header("Origin");
-    if (origin == null) {
-      return;
-    }
-    if (config.allowedOrigins().contains(origin) || (config.allowLoopbackOrigins() && isLoopbackOrigin(origin))) {
-      return;
-    }
-    throw McpException.http(403, McpException.TRANSPORT, "Forbidden: origin " + origin + " is not allowed", null);
+    check(ctx, List.of());
   }
 
-  private void checkHost(Context ctx) {
-    List<String> allowed = config.allowedHosts();
-    if (allowed.isEmpty()) {
-      if (!McpServer.isLoopback(config.listenHost())) {
-        return;
-      }
-      allowed = LOOPBACK_HOSTS;
-    }
-    String host = hostName(ctx.header("Host"));
-    if (host == null || !allowed.contains(host)) {
-      throw McpException.http(403, McpException.TRANSPORT, "Forbidden: host " + ctx.header("Host") + " is not allowed", null);
-    }
+  /**
+   * The same checks for every other route on the listener ({@code /metrics}, {@code /readyz},
+   * {@code /healthz}, {@code /codec/*}, unknown paths), where the extra routes' origins (the
+   * Temporal UI calling the codec server) are allowed too.
+   */
+  void checkRoute(Context ctx) {
+    check(ctx, ctx.path().equals("/mcp") ? List.of() : config.extraRouteOrigins());
   }
 
-  private static final List<String> LOOPBACK_HOSTS = List.of("localhost", "127.0.0.1", "[::1]");
-
-  /** The host part of a Host header, lower case, IPv6 kept in brackets; null when malformed. */
-  static String hostName(String header) {
-    if (header == null || header.isBlank()) {
-      return null;
+  private void check(Context ctx, List<String> alsoAllowed) {
+    String problem = policy.hostProblem(ctx.header("Host"));
+    if (problem == null) {
+      problem = policy.originProblem(ctx.header("Origin"), alsoAllowed);
     }
-    String h = header.trim().toLowerCase(Locale.ROOT);
-    if (h.startsWith("[")) {
-      int end = h.indexOf(']');
-      return end < 0 ? null : h.substring(0, end + 1);
-    }
-    int colon = h.indexOf(':');
-    return colon < 0 ? h : h.substring(0, colon);
-  }
-
-  static boolean isLoopbackOrigin(String origin) {
-    try {
-      URI u = new URI(origin);
-      String scheme = u.getScheme() == null ? "" : u.getScheme().toLowerCase(Locale.ROOT);
-      String host = u.getHost() == null ? "" : u.getHost().toLowerCase(Locale.ROOT);
-      if (!scheme.equals("http") && !scheme.equals("https")) {
-        return false;
-      }
-      if (u.getRawPath() != null && !u.getRawPath().isEmpty()) {
-        return false;
-      }
-      return host.equals("localhost") || host.equals("127.0.0.1") || host.equals("[::1]");
-    } catch (Exception e) {
-      return false;
+    if (problem != null) {
+      throw McpException.http(403, McpException.TRANSPORT, problem, null);
     }
   }
 
