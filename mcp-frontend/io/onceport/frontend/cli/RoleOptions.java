@@ -8,7 +8,6 @@ import io.onceport.frontend.ops.Metrics;
 import io.onceport.frontend.runtime.FrontendSettings;
 import io.onceport.frontend.runtime.HostPort;
 import io.onceport.frontend.temporal.TemporalConnection;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -56,7 +55,7 @@ final class RoleOptions {
         throw new CliException("--log-format must be 'text' or 'json', not '" + logFormat + "'");
       }
       LogFormat.use(logFormat);
-      Files.createDirectories(data);
+      io.onceport.activity.files.PrivateFiles.createDirectories(data); // 0700 when created here, whatever the umask
     }
 
     TemporalConnection connect(String target, boolean embeddedEngine, Metrics metrics) {
