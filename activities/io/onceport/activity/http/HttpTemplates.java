@@ -16,8 +16,10 @@ import java.util.regex.Pattern;
 
 /**
  * Renders {@code {{name}}} placeholders against one execution's arguments. {@code execution_id}
- * always names the execution, even if an argument has the same name. Every failure is a
- * non-retryable {@code INVALID_REQUEST}: the same contract and arguments would fail again.
+ * always names the execution, even if an argument has the same name. URLs are rendered by {@link
+ * UrlTemplate}, the code the front end uses for the fingerprint's target, so what is sent is what
+ * was fingerprinted. Every failure is a non-retryable {@code INVALID_REQUEST}: the same contract and
+ * arguments would fail again.
  */
 final class HttpTemplates {
   static final String EXECUTION_ID = "execution_id";
