@@ -237,6 +237,23 @@ public final class DemoTarget implements AutoCloseable {
     return ledger.stream().filter(e -> key.equals(e.key()) && e.acted()).count();
   }
 
+  /**
+   * Arms {@code fault} for the next {@code count} POST action requests, as {@code POST
+   * /admin/faults} does.
+   *
+   * @throws IllegalArgumentException for a fault outside {@link #FAULTS} or a count below 1
+   */
+  public synchronized void armFault(String fault, int count) {
+    if (Fault.parse(fault) == null) {
+      throw new IllegalArgumentException("Invalid fault '" + fault + "': expected " + FAULTS);
+    }
+    if (count < 1) {
+      throw new IllegalArgumentException("Invalid fault count: " + count);
+    }
+    armedFault = fault.trim();
+    armedCount = count;
+  }
+
   @Override
   public void close() {
     server.stop(0);
@@ -475,8 +492,7 @@ public final class DemoTarget implements AutoCloseable {
     if (count < 1) {
       return error(400, "count must be at least 1");
     }
-    armedFault = next.trim();
-    armedCount = count;
+    armFault(next, count);
     ObjectNode armed = JSON.createObjectNode();
     armed.put("next", armedFault);
     armed.put("count", count);

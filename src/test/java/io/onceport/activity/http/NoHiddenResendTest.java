@@ -5,7 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.onceport.activity.dispatch.CredentialResolver;
+import io.onceport.activity.dispatch.DispatchActivitiesImpl;
 import io.onceport.workflow.ErrorTypes;
+import io.onceport.workflow.contract.ToolContract;
+import io.onceport.workflow.dispatch.DispatchActivities;
+import io.temporal.activity.ActivityOptions;
+import io.temporal.common.RetryOptions;
+import io.temporal.testing.TestActivityEnvironment;
+import java.time.Duration;
 import io.onceport.workflow.contract.HttpSpec;
 import io.onceport.workflow.dispatch.DispatchResult;
 import io.temporal.failure.ApplicationFailure;
@@ -160,6 +168,32 @@ class NoHiddenResendTest {
     assertEquals(io.onceport.workflow.dispatch.StatusResult.Verdict.UNKNOWN, status.verdict());
     assertEquals(1, server.getRequestCount());
     assertFalse(status.result().succeeded());
+  }
+
+  @Test
+  void throughTheDispatchActivityA503RetryAfterZeroIsOneJournalledSendAndTheResult() {
+    server.enqueue(new MockResponse.Builder().code(503).addHeader("Retry-After", "0").body("busy").build());
+    server.enqueue(new MockResponse.Builder().code(201).body("a hidden re-send").build());
+    java.util.List<String> dispatched = new java.util.concurrent.CopyOnWriteArrayList<>();
+    TestActivityEnvironment env = TestActivityEnvironment.newInstance();
+    try (DispatchActivitiesImpl impl = new DispatchActivitiesImpl(
+        Map.of(ToolContract.Channel.HTTP, new HttpChannel()), r -> dispatched.add(r.executionId()), CredentialResolver.NONE)) {
+      env.registerActivitiesImplementations(impl);
+      DispatchActivities activities = env.newActivityStub(DispatchActivities.class, ActivityOptions.newBuilder()
+          .setStartToCloseTimeout(Duration.ofSeconds(30))
+          .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
+          .build());
+
+      DispatchResult result = activities.dispatch(HttpChannelTest.request(spec("POST"), "{\"service\":\"api\"}"));
+
+      assertEquals(503, result.status());
+      assertEquals("busy", result.body());
+      assertEquals("0", result.headers().get("retry-after"));
+      assertEquals(java.util.List.of("act_01JTESTEXECUTION"), dispatched, "dispatched journal entries");
+      assertEquals(1, server.getRequestCount(), "requests the target received");
+    } finally {
+      env.close();
+    }
   }
 
   private HttpSpec spec(String method) {

@@ -203,6 +203,21 @@ class DemoTargetTest {
   }
 
   @Test
+  void faultsArmedFromJavaApplyToTheNextActionsInOrderOfArrival() throws IOException {
+    target.armFault(DemoTarget.DROP_WITHOUT_ACTING, 2);
+
+    assertThrows(IOException.class, () -> post("/v1/notifications", "{\"message\":\"a\"}", Map.of()));
+    assertThrows(IOException.class, () -> post("/v1/notifications", "{\"message\":\"b\"}", Map.of()));
+    Answer third = post("/v1/notifications", "{\"message\":\"c\"}", Map.of());
+
+    assertEquals(201, third.status);
+    assertEquals(List.of(DemoTarget.Handling.DROPPED, DemoTarget.Handling.DROPPED, DemoTarget.Handling.ACTED),
+        target.ledger().stream().map(DemoTarget.LedgerEntry::handling).toList());
+    IllegalArgumentException invalid = assertThrows(IllegalArgumentException.class, () -> target.armFault("explode", 1));
+    assertEquals("Invalid fault 'explode': expected " + DemoTarget.FAULTS, invalid.getMessage());
+  }
+
+  @Test
   void invalidArmedFaultIsRejected() throws IOException {
     Answer answer = post("/admin/faults", "{\"next\":\"explode\"}", Map.of());
 
