@@ -120,7 +120,7 @@ public final class HttpChannel implements DispatchChannel {
     HttpTemplates templates = new HttpTemplates(request.arguments(), request.executionId());
     String method = spec.method().toUpperCase(Locale.ROOT);
     Request.Builder builder = newRequest(method, templates.url(spec.url(), "url"));
-    SecretRedactor redactor = applyHeaders(builder, spec, templates, context);
+    SecretRedactor redactor = applyHeaders(builder, spec, templates, credential(spec, context));
     if (spec.idempotencyHeader() != null) {
       setHeader(builder, spec.idempotencyHeader(), request.executionId());
     }
@@ -168,49 +168,15 @@ public final class HttpChannel implements DispatchChannel {
     HttpTemplates templates = new HttpTemplates(request.arguments(), request.executionId());
     String method = status.method().toUpperCase(Locale.ROOT);
     HttpUrl url = newRequest(method, templates.url(status.url(), "status url")).build().url();
-    boolean followsRedirects = method.equals("GET") || method.equals("HEAD");
+    Credential credential = credential(spec, context);
     context.heartbeat("querying status");
     long start = System.nanoTime();
-    DispatchResult result;
-    String notFollowed = null;
-    for (int hop = 0; ; hop++) {
-      Request.Builder builder = new Request.Builder().url(url);
-      SecretRedactor redactor = applyHeaders(builder, spec, templates, context);
-      setMethod(builder, method, requiresBody(method) ? RequestBody.create("{}", JSON) : null);
-      Request httpRequest = builder.build();
-      WireListener wire = new WireListener();
-      SingleExchange exchange = new SingleExchange(() -> {});
-      OkHttpClient client = exchange.install(withTimeouts(strict.newBuilder(), spec.timeoutMillis()))
-          .eventListener(wire)
-          .build();
-      HttpUrl next = null;
-      try (Response response = client.newCall(httpRequest).execute()) {
-        if (isRedirect(response.code()) && response.header("Location") != null) {
-          HttpUrl target = url.resolve(response.header("Location"));
-          if (!followsRedirects) {
-            notFollowed = "a redirect is followed only for GET and HEAD";
-          } else if (target == null || !sameOrigin(url, target)) {
-            notFollowed = "a redirect to another origin is not followed";
-          } else if (hop >= MAX_STATUS_REDIRECTS) {
-            notFollowed = "more than " + MAX_STATUS_REDIRECTS + " redirects are not followed";
-          } else {
-            next = target;
-          }
-        }
-        result = next != null ? null : toResult(response, spec.idempotencyHeader(), start, redactor);
-      } catch (IOException e) {
-        // A status query is a read: any failure may simply be retried.
-        String message = "status query " + method + " " + redacted(httpRequest.url()) + " failed ("
-            + (exchange.refusedSecondRequest() ? e.getMessage() : e.toString()) + ")";
-        throw ApplicationFailure.newFailure(
-            message, wire.requestStarted ? IOException.class.getName() : ErrorTypes.NOT_SENT);
-      }
-      if (next == null) {
-        break;
-      }
-      url = next;
+    StatusHop hop = statusHop(method, url, spec, templates, credential, status, start, 0);
+    for (int redirects = 1; hop.next() != null; redirects++) {
       context.heartbeat("querying status (redirected)");
+      hop = statusHop(method, hop.next(), spec, templates, credential, status, start, redirects);
     }
+    DispatchResult result = hop.result();
     int code = result.status();
     if (status.completedWhen().contains(code)) {
       return new StatusResult(StatusResult.Verdict.COMPLETED, result, "status endpoint answered " + code);
@@ -223,7 +189,53 @@ public final class HttpChannel implements DispatchChannel {
         result,
         "status endpoint answered " + code + ", which is in neither completed_when "
             + status.completedWhen() + " nor not_executed_when " + status.notExecutedWhen()
-            + (notFollowed == null ? "" : " (" + notFollowed + ")"));
+            + (hop.notFollowed() == null ? "" : " (" + hop.notFollowed() + ")"));
+  }
+
+  /** One status request: its answer, or where a same-origin redirect leads; why a redirect was not followed. */
+  private record StatusHop(DispatchResult result, HttpUrl next, String notFollowed) {}
+
+  /**
+   * Sends one status request. A redirect is followed (returned as {@code next}) only for GET and
+   * HEAD, within the origin, up to {@link #MAX_STATUS_REDIRECTS}, and unless the contract lists its
+   * status as an answer.
+   */
+  private StatusHop statusHop(String method, HttpUrl url, HttpSpec spec, HttpTemplates templates,
+      Credential credential, StatusSpec status, long startNanos, int redirects) {
+    Request.Builder builder = new Request.Builder().url(url);
+    SecretRedactor redactor = applyHeaders(builder, spec, templates, credential);
+    setMethod(builder, method, requiresBody(method) ? RequestBody.create("{}", JSON) : null);
+    Request httpRequest = builder.build();
+    WireListener wire = new WireListener();
+    SingleExchange exchange = new SingleExchange(() -> {});
+    OkHttpClient client = exchange.install(withTimeouts(strict.newBuilder(), spec.timeoutMillis()))
+        .eventListener(wire)
+        .build();
+    try (Response response = client.newCall(httpRequest).execute()) {
+      int code = response.code();
+      String location = response.header("Location");
+      String notFollowed = null;
+      if (isRedirect(code) && location != null
+          && !status.completedWhen().contains(code) && !status.notExecutedWhen().contains(code)) {
+        HttpUrl target = url.resolve(location);
+        if (!method.equals("GET") && !method.equals("HEAD")) {
+          notFollowed = "a redirect is followed only for GET and HEAD";
+        } else if (target == null || !sameOrigin(url, target)) {
+          notFollowed = "a redirect to another origin is not followed";
+        } else if (redirects >= MAX_STATUS_REDIRECTS) {
+          notFollowed = "more than " + MAX_STATUS_REDIRECTS + " redirects are not followed";
+        } else {
+          return new StatusHop(null, target, null);
+        }
+      }
+      return new StatusHop(toResult(response, spec.idempotencyHeader(), startNanos, redactor), null, notFollowed);
+    } catch (IOException e) {
+      // A status query is a read: any failure may simply be retried.
+      String message = "status query " + method + " " + redacted(httpRequest.url()) + " failed ("
+          + (exchange.refusedSecondRequest() ? e.getMessage() : e.toString()) + ")";
+      throw ApplicationFailure.newFailure(
+          message, wire.requestStarted ? IOException.class.getName() : ErrorTypes.NOT_SENT);
+    }
   }
 
   private static boolean isRedirect(int code) {
@@ -285,14 +297,18 @@ public final class HttpChannel implements DispatchChannel {
     }
   }
 
+  /** The contract's credential, resolved from the vault at send time, or null. */
+  private static Credential credential(HttpSpec spec, DispatchContext context) {
+    return spec.credential() == null ? null : context.credential(spec.credential());
+  }
+
   /** Sets the contract's headers and credential; returns what redacts that credential's secret from answers. */
   private static SecretRedactor applyHeaders(
-      Request.Builder builder, HttpSpec spec, HttpTemplates templates, DispatchContext context) {
+      Request.Builder builder, HttpSpec spec, HttpTemplates templates, Credential credential) {
     spec.headers().forEach((name, value) -> setHeader(builder, name, templates.text(value, "header " + name)));
-    if (spec.credential() == null) {
+    if (credential == null) {
       return SecretRedactor.none();
     }
-    Credential credential = context.credential(spec.credential());
     applyCredential(builder, spec.credential(), credential);
     return SecretRedactor.of(spec.credential(), credential);
   }

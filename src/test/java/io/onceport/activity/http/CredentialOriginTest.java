@@ -145,6 +145,26 @@ class CredentialOriginTest {
     assertEquals(HttpChannel.MAX_STATUS_REDIRECTS + 1, origin.getRequestCount());
   }
 
+  @Test
+  void aRedirectStatusTheContractListsIsTheAnswerNotARedirectToFollow() {
+    origin.enqueue(new MockResponse.Builder().code(303).addHeader("Location", "/v1/releases/rel_1").build());
+    origin.enqueue(new MockResponse.Builder().code(404).build());
+    io.onceport.workflow.dispatch.DispatchRequest base = statusRequest("bearer");
+    var replay = base.contract().replay();
+    var listed = new io.onceport.workflow.contract.StatusSpec(replay.status().method(), replay.status().url(),
+        java.util.List.of(303), java.util.List.of(404));
+    var contract = new io.onceport.workflow.contract.ToolContract(base.contract().tool(), "", base.contract().inputSchema(),
+        null, base.contract().channel(), base.contract().http(), null,
+        new io.onceport.workflow.contract.ReplaySpec(replay.replayClass(), replay.attachWindow(), listed), null, null);
+
+    StatusResult status = channel.queryStatus(new io.onceport.workflow.dispatch.DispatchRequest(
+        base.executionId(), base.fingerprint(), contract, base.arguments(), 1), context);
+
+    assertEquals(StatusResult.Verdict.COMPLETED, status.verdict());
+    assertEquals(303, status.result().status());
+    assertEquals(1, origin.getRequestCount());
+  }
+
   private HttpSpec spec(String credential) {
     return new HttpSpec("POST", "http://127.0.0.1:" + origin.getPort() + "/v1/releases", null, Map.of(), "Idempotency-Key", credential, 5000);
   }
