@@ -75,7 +75,13 @@ class FingerprintGoldenTest {
     List<String> lines = new ArrayList<>();
     for (ToolContract c : List.of(http(), ssh())) {
       for (String a : ARGUMENTS) {
-        JsonNode args = validator.validate(c, parse(a));
+        JsonNode args;
+        try {
+          args = validator.validate(c, parse(a));
+        } catch (InvalidArgumentsException e) {
+          lines.add(c.tool() + "\t" + a + "\trefused: " + e.getMessage());
+          continue;
+        }
         CanonicalActionRecord r = f.canonicalRecord(c, "agent:golden", args, null);
         lines.add(c.tool() + "\t" + a + "\t" + f.fingerprint(r) + "\t" + Fingerprinter.maskedArguments(c, args));
       }
@@ -83,11 +89,32 @@ class FingerprintGoldenTest {
     return lines;
   }
 
+  /**
+   * Calls the golden file has but that are refused now, on purpose: a URL placeholder without a
+   * value or with an object/array value cannot make the URL that is sent (dot-segment and
+   * placeholder checks), so such a call is invalid arguments rather than an execution.
+   */
+  static final List<String> REFUSED_SINCE = List.of(
+      "golden_http\t{}\trefused: id: has no argument value (http.url)",
+      "golden_http\t{\"id\":[1,2.0,[3e0]],\"s\":{\"b\":1,\"a\":[true,false,null]},\"d\":-1}\trefused: "
+          + "id: needs a scalar, got array (http.url)");
+
   @Test
   void fingerprintsAndDisplayedArgumentsOfOrdinaryCallsAreUnchanged() throws Exception {
     if (System.getProperty("golden.write") != null) {
       Files.write(GOLDEN, compute(), StandardCharsets.UTF_8);
     }
-    assertEquals(Files.readAllLines(GOLDEN, StandardCharsets.UTF_8), compute());
+    List<String> golden = Files.readAllLines(GOLDEN, StandardCharsets.UTF_8);
+    List<String> now = compute();
+    assertEquals(golden.size(), now.size());
+    List<String> refused = new ArrayList<>();
+    for (int i = 0; i < now.size(); i++) {
+      if (now.get(i).contains("\trefused: ")) {
+        refused.add(now.get(i));
+      } else {
+        assertEquals(golden.get(i), now.get(i));
+      }
+    }
+    assertEquals(REFUSED_SINCE, refused);
   }
 }
