@@ -138,6 +138,29 @@ class HostileInputEndToEndTest {
     ExecutionRecord rec = h.record(r.at("/result/structuredContent/execution_id").asText());
     assertEquals(ExecutionState.COMPLETED, rec.state());
     assertEquals(1, ledger("/v1/releases").stream().filter(e -> e.body().contains("\"edge\"")).count());
+    // What the workflow made of it: every event is a payload Temporal took, and the events a worker
+    // recorded with one workflow-task completion travelled in one gRPC message.
+    var location = h.directory.locate(rec.executionId()).orElseThrow();
+    long largestEvent = 0;
+    long largestTask = 0;
+    long task = 0;
+    for (var e : h.connection.client().fetchHistory(location.workflowId(), location.runId()).getHistory().getEventsList()) {
+      largestEvent = Math.max(largestEvent, e.getSerializedSize());
+      switch (e.getEventType()) {
+        case EVENT_TYPE_WORKFLOW_TASK_COMPLETED -> task = 0;
+        case EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, EVENT_TYPE_WORKFLOW_TASK_STARTED -> {
+          largestTask = Math.max(largestTask, task);
+          task = 0;
+        }
+        default -> task += e.getSerializedSize();
+      }
+    }
+    largestTask = Math.max(largestTask, task);
+    System.out.printf("budget edge: reason %,d bytes -> call %,d bytes; largest history event %,d bytes; "
+        + "largest workflow task's events %,d bytes%n", low, encodedSize(preparation, budget, low), largestEvent, largestTask);
+    assertTrue(largestEvent < 2L * 1024 * 1024, "a payload over Temporal's 2 MiB blob limit: " + largestEvent);
+    assertTrue(largestTask < PayloadBudget.GRPC_MESSAGE_LIMIT - 256 * 1024,
+        "one workflow task's events near Temporal's 4 MiB message limit: " + largestTask);
   }
 
   private static long encodedSize(ContractCallPreparation preparation, PayloadBudget budget, int reason) {
