@@ -6,7 +6,12 @@ import java.util.Map;
  * The observed outcome of one dispatch: what the target answered. For HTTP, {@code status},
  * selected {@code headers} and the {@code body} (capped at {@link #BODY_CAP} characters,
  * {@code truncated} says so); for SSH, {@code exitStatus}, {@code body} holds stdout and
- * {@code stderr} the error stream, both capped.
+ * {@code stderr} the error stream, both capped; for an upstream MCP tool, {@code body} is the
+ * upstream's JSON-RPC result (a {@code CallToolResult}: content, structuredContent, isError) or its
+ * JSON-RPC error object, and {@code toolError} says whether it was an error.
+ *
+ * @param toolError null for HTTP and SSH; for MCP, true when the upstream answered {@code isError}
+ *     or a JSON-RPC error
  */
 public record DispatchResult(
     Integer status,
@@ -15,10 +20,17 @@ public record DispatchResult(
     String body,
     String stderr,
     boolean truncated,
-    long elapsedMillis) {
+    long elapsedMillis,
+    Boolean toolError) {
 
   /** Characters of a response body (or stdout/stderr) kept in the record. */
   public static final int BODY_CAP = 256 * 1024;
+
+  /** An HTTP or SSH result. */
+  public DispatchResult(Integer status, Integer exitStatus, Map<String, String> headers, String body, String stderr,
+      boolean truncated, long elapsedMillis) {
+    this(status, exitStatus, headers, body, stderr, truncated, elapsedMillis, null);
+  }
 
   public DispatchResult {
     headers = headers == null ? Map.of() : Map.copyOf(headers);
@@ -33,11 +45,30 @@ public record DispatchResult(
     return new DispatchResult(null, exitStatus, Map.of(), stdout, stderr, truncated, elapsedMillis);
   }
 
-  /** A 2xx HTTP status or exit status 0. */
+  /** An upstream MCP tool's answer; {@code body} is the JSON-RPC result or error object. */
+  public static DispatchResult mcp(boolean toolError, String body, boolean truncated, long elapsedMillis) {
+    return new DispatchResult(null, null, Map.of(), body, null, truncated, elapsedMillis, toolError);
+  }
+
+  /** A 2xx HTTP status, exit status 0, or an MCP result that is not an error. */
   public boolean succeeded() {
+    if (toolError != null) {
+      return !toolError;
+    }
     if (status != null) {
       return status >= 200 && status < 300;
     }
     return exitStatus != null && exitStatus == 0;
+  }
+
+  /** What the target answered, for messages: {@code HTTP 201}, {@code exit status 0}, {@code MCP result}. */
+  public String answer() {
+    if (status != null) {
+      return "HTTP " + status;
+    }
+    if (toolError != null) {
+      return toolError ? "an MCP error result" : "an MCP result";
+    }
+    return "exit status " + exitStatus;
   }
 }
