@@ -9,6 +9,8 @@ import io.onceport.activity.dispatch.CredentialResolver;
 import io.onceport.activity.dispatch.DispatchActivitiesImpl;
 import io.onceport.activity.http.HttpChannel;
 import io.onceport.activity.journal.Journals;
+import io.onceport.activity.mcp.McpChannel;
+import io.onceport.activity.mcp.McpUpstreams;
 import io.onceport.activity.ssh.SshChannel;
 import io.onceport.activity.vault.VaultLockWatcher;
 import io.onceport.activity.vault.VaultService;
@@ -32,6 +34,7 @@ public final class WorkerRuntime implements AutoCloseable {
   private final VaultLockWatcher lockWatcher;
   private final DispatchActivitiesImpl dispatch;
   private final WorkerHost host;
+  private McpUpstreams mcpUpstreams;
 
   private WorkerRuntime(Journals journals, VaultService vault, VaultLockWatcher lockWatcher, DispatchActivitiesImpl dispatch, WorkerHost host) {
     this.journals = journals;
@@ -52,8 +55,10 @@ public final class WorkerRuntime implements AutoCloseable {
       String sessionPolicy, Duration approvalTimeout, String journalWriter) {
     Journals journals = Journals.open(dataDir, journalWriter == null ? Journals.defaultWriterId() : journalWriter);
     CredentialResolver credentials = vault == null ? CredentialResolver.NONE : vault;
+    McpUpstreams mcpUpstreams = new McpUpstreams();
     DispatchActivitiesImpl dispatch = new DispatchActivitiesImpl(
-        Map.of(ToolContract.Channel.HTTP, new HttpChannel(), ToolContract.Channel.SSH, new SshChannel()),
+        Map.of(ToolContract.Channel.HTTP, new HttpChannel(), ToolContract.Channel.SSH, new SshChannel(),
+            ToolContract.Channel.MCP, new McpChannel(mcpUpstreams)),
         journals.dispatchJournal(), credentials);
     SessionAuthority operator = SessionAuthorities.forPolicy(SessionAuthorities.OPERATOR, connection.client(), taskQueue);
     SessionAuthority auto = SessionAuthority.auto();
@@ -68,11 +73,18 @@ public final class WorkerRuntime implements AutoCloseable {
         LoggerFactory.getLogger(WorkerRuntime.class).info("vault locked: {} waiting executions re-check their authorization", n);
       }
     });
-    return new WorkerRuntime(journals, vault, watcher, dispatch, host);
+    WorkerRuntime runtime = new WorkerRuntime(journals, vault, watcher, dispatch, host);
+    runtime.mcpUpstreams = mcpUpstreams;
+    return runtime;
   }
 
   public Journals journals() {
     return journals;
+  }
+
+  /** The upstream MCP servers this worker calls (stdio ones are processes it supervises). */
+  public McpUpstreams mcpUpstreams() {
+    return mcpUpstreams;
   }
 
   @Override
@@ -80,6 +92,7 @@ public final class WorkerRuntime implements AutoCloseable {
     lockWatcher.close();
     host.close();
     dispatch.close();
+    mcpUpstreams.close();
     journals.close();
     if (vault != null) {
       vault.close();
