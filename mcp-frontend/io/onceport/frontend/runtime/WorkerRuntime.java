@@ -34,9 +34,11 @@ public final class WorkerRuntime implements AutoCloseable {
   private final VaultLockWatcher lockWatcher;
   private final DispatchActivitiesImpl dispatch;
   private final WorkerHost host;
-  private McpUpstreams mcpUpstreams;
+  private final McpUpstreams mcpUpstreams;
 
-  private WorkerRuntime(Journals journals, VaultService vault, VaultLockWatcher lockWatcher, DispatchActivitiesImpl dispatch, WorkerHost host) {
+  private WorkerRuntime(Journals journals, VaultService vault, VaultLockWatcher lockWatcher, DispatchActivitiesImpl dispatch, WorkerHost host,
+      McpUpstreams mcpUpstreams) {
+    this.mcpUpstreams = mcpUpstreams;
     this.journals = journals;
     this.vault = vault;
     this.lockWatcher = lockWatcher;
@@ -73,9 +75,7 @@ public final class WorkerRuntime implements AutoCloseable {
         LoggerFactory.getLogger(WorkerRuntime.class).info("vault locked: {} waiting executions re-check their authorization", n);
       }
     });
-    WorkerRuntime runtime = new WorkerRuntime(journals, vault, watcher, dispatch, host);
-    runtime.mcpUpstreams = mcpUpstreams;
-    return runtime;
+    return new WorkerRuntime(journals, vault, watcher, dispatch, host, mcpUpstreams);
   }
 
   public Journals journals() {
