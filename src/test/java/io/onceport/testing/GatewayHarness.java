@@ -42,6 +42,14 @@ public final class GatewayHarness implements AutoCloseable {
 
   /** @param callWait how long tools/call waits for a settled outcome */
   public GatewayHarness(boolean startWorker, Duration callWait) throws IOException {
+    this(startWorker, callWait, null);
+  }
+
+  /**
+   * @param extraContracts a directory whose {@code *.yaml} contracts are served next to the demo
+   *     ones (e.g. contracts imported from an upstream MCP server), or null
+   */
+  public GatewayHarness(boolean startWorker, Duration callWait, Path extraContracts) throws IOException {
     dir = Files.createTempDirectory("onceport-e2e");
     data = dir.resolve("data");
     target = DemoTarget.start("127.0.0.1", 0);
@@ -50,6 +58,13 @@ public final class GatewayHarness implements AutoCloseable {
       for (Path f : files.filter(p -> p.toString().endsWith(".yaml")).toList()) {
         Files.writeString(contracts.resolve(f.getFileName()),
             Files.readString(f).replace("127.0.0.1:8766", "127.0.0.1:" + target.port()));
+      }
+    }
+    if (extraContracts != null) {
+      try (var files = Files.list(extraContracts)) {
+        for (Path f : files.filter(p -> p.toString().endsWith(".yaml")).toList()) {
+          Files.copy(f, contracts.resolve(f.getFileName()));
+        }
       }
     }
     ContractSet tools;
