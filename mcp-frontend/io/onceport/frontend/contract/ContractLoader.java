@@ -56,8 +56,8 @@ public final class ContractLoader {
   private static final Set<String> HTTP_METHODS = Set.of("GET", "POST", "PUT", "PATCH", "DELETE");
 
   private static final List<String> TOP =
-      List.of("tool", "description", "input_schema", "output_schema", "channel", "http", "ssh", "mcp", "replay", "fingerprint",
-          "result");
+      List.of("tool", "description", "input_schema", "output_schema", "channel", "http", "ssh", "replay", "fingerprint", "result",
+          "mcp");
   private static final List<String> HTTP =
       List.of("method", "url", "body", "headers", "idempotency_header", "credential", "timeout");
   private static final List<String> SSH =
