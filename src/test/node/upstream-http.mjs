@@ -3,8 +3,9 @@
 // Its tools have side effects, and every tools/call it receives is recorded in a ledger — repeated
 // idempotency keys included — so a test can count what really happened.
 //
-//   node upstream-http.mjs [--port N] [--no-idempotency]
-//     prints "upstream-http listening on PORT" once ready (binds 127.0.0.1)
+//   node upstream-http.mjs [--port N] [--no-idempotency] [--require-token-env VAR]
+//     prints "upstream-http listening on PORT" once ready (binds 127.0.0.1); with --require-token-env,
+//     /mcp answers 401 unless Authorization is "Bearer " + the value of that environment variable
 //
 // Tools: create_ticket {title, priority}  side effect; idempotentHint; honours params.idempotencyKey
 //                                          (SEP-3182) unless --no-idempotency: a repeated key with the
@@ -31,6 +32,7 @@ import {
 const argv = process.argv.slice(2);
 const port = argv.includes('--port') ? Number(argv[argv.indexOf('--port') + 1]) : 0;
 const idempotency = !argv.includes('--no-idempotency');
+const requiredToken = argv.includes('--require-token-env') ? process.env[argv[argv.indexOf('--require-token-env') + 1]] : null;
 
 const ledger = [];
 const tickets = [];
@@ -187,6 +189,9 @@ const httpServer = http.createServer(async (req, res) => {
   }
   if (path !== '/mcp') {
     return send(res, 404, { error: `no route ${req.method} ${path}` });
+  }
+  if (requiredToken && req.headers.authorization !== `Bearer ${requiredToken}`) {
+    return send(res, 401, { error: 'unauthorized' });
   }
   const raw = req.method === 'POST' ? await readBody(req) : undefined;
   let body;

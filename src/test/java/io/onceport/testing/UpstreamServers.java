@@ -44,10 +44,14 @@ public final class UpstreamServers {
 
     /** @param port 0 for a free one; a fixed one to restart a server where it was */
     public static Http start(int port, String... flags) throws Exception {
+      return start(port, Map.of(), flags);
+    }
+
+    public static Http start(int port, Map<String, String> env, String... flags) throws Exception {
       Path bin = Node22.ready();
       List<String> cmd = new ArrayList<>(List.of(bin.resolve("node").toString(), "upstream-http.mjs", "--port", String.valueOf(port)));
       cmd.addAll(List.of(flags));
-      Node22.Started p = Node22.start(cmd, Node22.PROJECT, Map.of());
+      Node22.Started p = Node22.start(cmd, Node22.PROJECT, env);
       String line = p.awaitLine("upstream-http listening on ", Duration.ofSeconds(60));
       return new Http(p, Integer.parseInt(line.substring(line.lastIndexOf(' ') + 1).trim()));
     }

@@ -286,6 +286,70 @@ class McpChannelTest {
     assertNull(missing.result() == null ? null : missing.result().status());
   }
 
+  @Test
+  void aVaultCredentialIsSentAsABearerTokenAndNeverAppearsInAnAnswer() throws Exception {
+    String secret = "tok-" + System.nanoTime();
+    try (UpstreamServers.Http guarded = UpstreamServers.Http.start(0, java.util.Map.of("UPSTREAM_TOKEN", secret),
+        "--require-token-env", "UPSTREAM_TOKEN")) {
+      McpSpec withCredential = new McpSpec(guarded.url(), null, null, null, "send_email", "tickets", 10_000, null);
+      Context vault = new Context() {
+        @Override
+        public Credential credential(String reference) {
+          assertEquals("tickets", reference);
+          return new Credential("tickets", Credential.Type.BEARER, null, null, secret);
+        }
+      };
+
+      DispatchResult ok = channel.dispatch(request(withCredential, ReplayClass.IRREVERSIBLE, "{\"to\":\"a\",\"subject\":\"authorized\"}"), vault);
+      assertTrue(ok.succeeded(), ok.body());
+      assertEquals(1, guarded.calls("send_email", "subject", "authorized").size());
+
+      ApplicationFailure refused = assertThrows(ApplicationFailure.class, () -> new McpChannel(new McpUpstreams()).dispatch(
+          request(new McpSpec(guarded.url(), null, null, null, "send_email", null, 10_000, null), ReplayClass.IRREVERSIBLE,
+              "{\"to\":\"a\",\"subject\":\"anonymous\"}"), context));
+      assertEquals(ErrorTypes.NOT_SENT, refused.getType(), "initialize was refused with 401: nothing of the call was sent");
+      assertTrue(refused.getOriginalMessage().contains("HTTP 401"), refused.getOriginalMessage());
+      assertFalse(refused.getOriginalMessage().contains(secret));
+      assertFalse(ok.body().contains(secret));
+
+      Context sshKey = new Context() {
+        @Override
+        public Credential credential(String reference) {
+          return new Credential("tickets", Credential.Type.SSH_KEY, null, null, secret);
+        }
+      };
+      ApplicationFailure wrongType = assertThrows(ApplicationFailure.class, () -> channel.dispatch(
+          request(withCredential, ReplayClass.IRREVERSIBLE, "{\"to\":\"a\",\"subject\":\"ssh\"}"), sshKey));
+      assertEquals(ErrorTypes.INVALID_REQUEST, wrongType.getType());
+      assertFalse(wrongType.getOriginalMessage().contains(secret));
+    }
+  }
+
+  @Test
+  void aStdioServerKilledWhileTheCallIsInFlightIsAnUnknownOutcome() throws Exception {
+    UpstreamServers.Stdio stdio = new UpstreamServers.Stdio(Files.createTempDirectory("onceport-stdio"));
+    channel.dispatch(request(stdio.spec("append_note"), ReplayClass.IRREVERSIBLE, "{\"text\":\"warm\"}"), context);
+    stdio.fault("delay=20000");
+    java.util.concurrent.CompletableFuture<Throwable> inFlight = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+      try {
+        channel.dispatch(request(stdio.spec("append_note"), ReplayClass.IRREVERSIBLE, "{\"text\":\"killed\"}"), context);
+        return null;
+      } catch (Throwable t) {
+        return t;
+      }
+    });
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (stdio.calls("append_note", "killed").isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    assertEquals(1, stdio.calls("append_note", "killed").size(), "the server received the call");
+    ProcessHandle.of(upstreams.pidOf(stdio.spec("append_note"))).orElseThrow().destroyForcibly(); // kill -9
+
+    Throwable t = inFlight.get(15, TimeUnit.SECONDS);
+    assertTrue(t instanceof ApplicationFailure, String.valueOf(t));
+    assertEquals(ErrorTypes.OUTCOME_UNKNOWN, ((ApplicationFailure) t).getType(), ((ApplicationFailure) t).getOriginalMessage());
+  }
+
   // ---- helpers ----
 
   static ToolContract contract(McpSpec spec, ReplayClass replayClass) {
