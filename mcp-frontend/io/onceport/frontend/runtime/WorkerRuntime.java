@@ -9,8 +9,6 @@ import io.onceport.activity.dispatch.CredentialResolver;
 import io.onceport.activity.dispatch.DispatchActivitiesImpl;
 import io.onceport.activity.http.HttpChannel;
 import io.onceport.activity.journal.Journals;
-import io.onceport.activity.mcp.McpChannel;
-import io.onceport.activity.mcp.McpUpstreams;
 import io.onceport.activity.ssh.SshChannel;
 import io.onceport.activity.vault.VaultLockWatcher;
 import io.onceport.activity.vault.VaultService;
@@ -34,10 +32,10 @@ public final class WorkerRuntime implements AutoCloseable {
   private final VaultLockWatcher lockWatcher;
   private final DispatchActivitiesImpl dispatch;
   private final WorkerHost host;
-  private final McpUpstreams mcpUpstreams;
+  private final io.onceport.activity.mcp.McpUpstreams mcpUpstreams;
 
   private WorkerRuntime(Journals journals, VaultService vault, VaultLockWatcher lockWatcher, DispatchActivitiesImpl dispatch, WorkerHost host,
-      McpUpstreams mcpUpstreams) {
+      io.onceport.activity.mcp.McpUpstreams mcpUpstreams) {
     this.mcpUpstreams = mcpUpstreams;
     this.journals = journals;
     this.vault = vault;
@@ -57,10 +55,10 @@ public final class WorkerRuntime implements AutoCloseable {
       String sessionPolicy, Duration approvalTimeout, String journalWriter) {
     Journals journals = Journals.open(dataDir, journalWriter == null ? Journals.defaultWriterId() : journalWriter);
     CredentialResolver credentials = vault == null ? CredentialResolver.NONE : vault;
-    McpUpstreams mcpUpstreams = new McpUpstreams();
+    io.onceport.activity.mcp.McpUpstreams mcpUpstreams = new io.onceport.activity.mcp.McpUpstreams();
     DispatchActivitiesImpl dispatch = new DispatchActivitiesImpl(
         Map.of(ToolContract.Channel.HTTP, new HttpChannel(), ToolContract.Channel.SSH, new SshChannel(),
-            ToolContract.Channel.MCP, new McpChannel(mcpUpstreams)),
+            ToolContract.Channel.MCP, new io.onceport.activity.mcp.McpChannel(mcpUpstreams)),
         journals.dispatchJournal(), credentials);
     SessionAuthority operator = SessionAuthorities.forPolicy(SessionAuthorities.OPERATOR, connection.client(), taskQueue);
     SessionAuthority auto = SessionAuthority.auto();
@@ -83,7 +81,7 @@ public final class WorkerRuntime implements AutoCloseable {
   }
 
   /** The upstream MCP servers this worker calls (stdio ones are processes it supervises). */
-  public McpUpstreams mcpUpstreams() {
+  public io.onceport.activity.mcp.McpUpstreams mcpUpstreams() {
     return mcpUpstreams;
   }
 

@@ -61,7 +61,7 @@ class McpUpstreamEndToEndTest {
     Files.writeString(note, Files.readString(note).replaceAll("(?m)^  # .*\\n", "").replace("  class: irreversible",
         "  class: status_query\n  status:\n    tool: note_status\n    arguments: {key: \"{{execution_id}}\"}\n"
             + "    field: state\n    completed_when: [written]\n    not_executed_when: [not_found]\n  #"));
-    gateway = new GatewayHarness(true, Duration.ofSeconds(20), contracts);
+    gateway = new GatewayHarness(true, Duration.ofSeconds(20), UpstreamServers.contractFiles(contracts));
   }
 
   @AfterAll

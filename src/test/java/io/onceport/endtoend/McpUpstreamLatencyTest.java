@@ -50,7 +50,7 @@ class McpUpstreamLatencyTest {
       cl.setErr(new PrintWriter(err));
       assertEquals(0, cl.execute("contracts", "import-mcp", "--url", upstream.url(), "--tool", "create_ticket",
           "--out", contracts.toString()), err.toString());
-      try (GatewayHarness gateway = new GatewayHarness(true, Duration.ofSeconds(20), contracts)) {
+      try (GatewayHarness gateway = new GatewayHarness(true, Duration.ofSeconds(20), UpstreamServers.contractFiles(contracts))) {
         String through = "http://127.0.0.1:" + gateway.frontend.port() + "/mcp";
         bench(node, through, gateway.token, 5); // warm both paths: JIT, workflow caches, the node client
         bench(node, upstream.url(), "-", 5);

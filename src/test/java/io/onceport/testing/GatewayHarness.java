@@ -42,14 +42,14 @@ public final class GatewayHarness implements AutoCloseable {
 
   /** @param callWait how long tools/call waits for a settled outcome */
   public GatewayHarness(boolean startWorker, Duration callWait) throws IOException {
-    this(startWorker, callWait, null);
+    this(startWorker, callWait, java.util.Map.of());
   }
 
   /**
-   * @param extraContracts a directory whose {@code *.yaml} contracts are served next to the demo
-   *     ones (e.g. contracts imported from an upstream MCP server), or null
+   * @param extraContracts further contract files (file name → YAML) next to the shipped ones;
+   *     {@code http://127.0.0.1:8766} in them is pointed at the demo target like in the shipped ones
    */
-  public GatewayHarness(boolean startWorker, Duration callWait, Path extraContracts) throws IOException {
+  public GatewayHarness(boolean startWorker, Duration callWait, java.util.Map<String, String> extraContracts) throws IOException {
     dir = Files.createTempDirectory("onceport-e2e");
     data = dir.resolve("data");
     target = DemoTarget.start("127.0.0.1", 0);
@@ -60,12 +60,8 @@ public final class GatewayHarness implements AutoCloseable {
             Files.readString(f).replace("127.0.0.1:8766", "127.0.0.1:" + target.port()));
       }
     }
-    if (extraContracts != null) {
-      try (var files = Files.list(extraContracts)) {
-        for (Path f : files.filter(p -> p.toString().endsWith(".yaml")).toList()) {
-          Files.copy(f, contracts.resolve(f.getFileName()));
-        }
-      }
+    for (var extra : extraContracts.entrySet()) {
+      Files.writeString(contracts.resolve(extra.getKey()), extra.getValue().replace("127.0.0.1:8766", "127.0.0.1:" + target.port()));
     }
     ContractSet tools;
     try {

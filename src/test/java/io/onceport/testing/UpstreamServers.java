@@ -28,6 +28,17 @@ public final class UpstreamServers {
 
   private UpstreamServers() {}
 
+  /** The {@code *.yaml} files of a directory as file name → text (for {@code GatewayHarness}'s extra contracts). */
+  public static Map<String, String> contractFiles(Path dir) throws IOException {
+    Map<String, String> out = new java.util.TreeMap<>();
+    try (var files = Files.list(dir)) {
+      for (Path f : files.filter(p -> p.toString().endsWith(".yaml")).toList()) {
+        out.put(f.getFileName().toString(), Files.readString(f));
+      }
+    }
+    return out;
+  }
+
   /** upstream-http.mjs on a free loopback port. */
   public static final class Http implements AutoCloseable {
     private final Node22.Started process;
