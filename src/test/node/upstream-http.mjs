@@ -70,8 +70,9 @@ function toolList() {
       name: 'send_email',
       description: 'Send an email. Every call sends one.',
       inputSchema: {
+        $schema: 'http://json-schema.org/draft-07/schema#', // as zod-generated schemas carry it
         type: 'object',
-        properties: { to: { type: 'string' }, subject: { type: 'string' } },
+        properties: { to: { type: 'string', 'x-audit': 'recipient' }, subject: { type: 'string' } },
         required: ['to', 'subject'],
       },
       annotations: { destructiveHint: true },

@@ -32,10 +32,6 @@ public final class ContractsCommand implements Runnable {
   static final class Check implements Runnable {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-    @CommandLine.Parameters(index = "0", arity = "0..1", defaultValue = "contracts", paramLabel = "DIR",
-        description = "Directory of *.yaml contracts (default: ${DEFAULT-VALUE}).")
-    Path dir;
-
     @CommandLine.Option(names = "--upstream",
         description = "Also ask every upstream MCP server the mcp contracts name for its tools now, and report what changed "
             + "since import (a tool gone, a schema changed, a hint or tools.idempotency withdrawn): exit 1 if anything did.")
@@ -44,6 +40,10 @@ public final class ContractsCommand implements Runnable {
     @CommandLine.Option(names = "--token-env", paramLabel = "VAR",
         description = "With --upstream: environment variable holding a bearer token for HTTP upstreams.")
     String tokenEnv;
+
+    @CommandLine.Parameters(index = "0", arity = "0..1", defaultValue = "contracts", paramLabel = "DIR",
+        description = "Directory of *.yaml contracts (default: ${DEFAULT-VALUE}).")
+    Path dir;
 
     @Override
     public void run() {

@@ -63,22 +63,14 @@ public final class McpImport {
     return ReplayClass.IRREVERSIBLE;
   }
 
-  /** The input schema as a contract holds it: an object schema, without a {@code $schema} of another draft. */
+  /** The input schema as a contract holds it: an object schema in JSON Schema 2020-12 keywords ({@link SchemaDialect}). */
   public static ObjectNode inputSchema(JsonNode tool) {
     JsonNode s = tool.path("inputSchema");
-    ObjectNode schema = s.isObject() ? ((ObjectNode) s).deepCopy() : McpUpstreamJson.object().put("type", "object");
-    stripForeignDraft(schema);
+    ObjectNode schema = s.isObject() ? SchemaDialect.clean((ObjectNode) s, false) : McpUpstreamJson.object().put("type", "object");
     if (!schema.has("type")) {
       schema.put("type", "object");
     }
     return schema;
-  }
-
-  static void stripForeignDraft(ObjectNode schema) {
-    JsonNode draft = schema.get("$schema");
-    if (draft != null && !draft.asText().contains("2020-12")) {
-      schema.remove("$schema");
-    }
   }
 
   public Contract contract(JsonNode tool) {
@@ -96,8 +88,7 @@ public final class McpImport {
     y.append("description: ").append(ContractYaml.scalar(description)).append('\n');
     y.append(ContractYaml.block("input_schema", inputSchema(tool), 2));
     if (tool.path("outputSchema").isObject()) {
-      ObjectNode out = ((ObjectNode) tool.get("outputSchema")).deepCopy();
-      stripForeignDraft(out);
+      ObjectNode out = SchemaDialect.clean((ObjectNode) tool.get("outputSchema"), false);
       y.append("# The upstream declares an output schema: results carry its structuredContent.\n");
       y.append(ContractYaml.block("output_schema", out, 2));
     }

@@ -34,17 +34,6 @@ import java.util.Set;
  */
 public final class OpenApiImport {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Set<String> KEYWORDS = Set.of("type", "enum", "const", "properties", "required", "items", "prefixItems",
-      "additionalProperties", "patternProperties", "propertyNames", "minProperties", "maxProperties", "minItems", "maxItems",
-      "uniqueItems", "contains", "minContains", "maxContains", "minLength", "maxLength", "pattern", "format", "minimum",
-      "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "allOf", "anyOf", "oneOf", "not", "if", "then", "else",
-      "default", "description", "title", "examples", "readOnly", "writeOnly", "deprecated", "dependentRequired",
-      "dependentSchemas", "$defs", "$comment");
-  /** Keywords whose value is a map of name → schema. */
-  private static final Set<String> SCHEMA_MAPS = Set.of("properties", "patternProperties", "dependentSchemas", "$defs");
-  /** Keywords whose value is one schema or a list of schemas. */
-  private static final Set<String> SCHEMA_VALUES = Set.of("items", "additionalProperties", "propertyNames", "contains", "not",
-      "if", "then", "else", "allOf", "anyOf", "oneOf", "prefixItems");
 
   /** One contract to write, or an operation skipped with the reason. */
   public record Result(String fileName, String tool, String operationId, ReplayClass replayClass, String yaml, String skipped) {}
@@ -295,48 +284,6 @@ public final class OpenApiImport {
   /** A swagger model schema as JSON Schema 2020-12: OpenAPI-only keywords rewritten or dropped. */
   static ObjectNode jsonSchema(Schema<?> schema) {
     JsonNode tree = io.swagger.v3.core.util.Json.mapper().valueToTree(schema);
-    return tree.isObject() ? clean((ObjectNode) tree) : JSON.createObjectNode();
-  }
-
-  private static ObjectNode clean(ObjectNode s) {
-    ObjectNode out = JSON.createObjectNode();
-    boolean nullable = s.path("nullable").asBoolean(false);
-    for (Iterator<Map.Entry<String, JsonNode>> it = s.fields(); it.hasNext(); ) {
-      Map.Entry<String, JsonNode> e = it.next();
-      String k = e.getKey();
-      JsonNode v = e.getValue();
-      if (k.equals("example") && !s.has("examples")) {
-        out.putArray("examples").add(v);
-      } else if (!KEYWORDS.contains(k)) {
-        continue; // nullable, xml, discriminator, externalDocs, x-*: not JSON Schema validation keywords
-      } else if (SCHEMA_MAPS.contains(k) && v.isObject()) {
-        ObjectNode m = out.putObject(k);
-        v.fields().forEachRemaining(f -> m.set(f.getKey(), f.getValue().isObject() ? clean((ObjectNode) f.getValue()) : f.getValue()));
-      } else if (SCHEMA_VALUES.contains(k) && v.isObject()) {
-        out.set(k, clean((ObjectNode) v));
-      } else if (SCHEMA_VALUES.contains(k) && v.isArray()) {
-        ArrayNode a = out.putArray(k);
-        v.forEach(el -> a.add(el.isObject() ? clean((ObjectNode) el) : el));
-      } else if ((k.equals("exclusiveMinimum") || k.equals("exclusiveMaximum")) && v.isBoolean()) {
-        // OpenAPI 3.0's boolean form: the bound moves into the exclusive keyword
-        String bound = k.equals("exclusiveMinimum") ? "minimum" : "maximum";
-        if (v.asBoolean() && s.has(bound)) {
-          out.set(k, s.get(bound));
-        }
-      } else {
-        out.set(k, v);
-      }
-    }
-    if (s.path("exclusiveMinimum").asBoolean(false) && s.has("minimum")) {
-      out.remove("minimum");
-    }
-    if (s.path("exclusiveMaximum").asBoolean(false) && s.has("maximum")) {
-      out.remove("maximum");
-    }
-    if (nullable && out.has("type") && out.get("type").isTextual()) {
-      String type = out.get("type").asText();
-      out.putArray("type").add(type).add("null");
-    }
-    return out;
+    return tree.isObject() ? SchemaDialect.clean((ObjectNode) tree, true) : JSON.createObjectNode();
   }
 }

@@ -67,6 +67,9 @@ class ImportMcpCommandTest {
     assertTrue(create.inputSchema().contains("\"priority\":{\"type\":\"string\",\"enum\":[\"low\",\"high\"],\"default\":\"low\"}"),
         create.inputSchema());
     assertTrue(create.outputSchema().contains("\"ticket_id\""), create.outputSchema());
+    String email = set.find("send_email").orElseThrow().inputSchema();
+    assertEquals("{\"type\":\"object\",\"properties\":{\"to\":{\"type\":\"string\"},\"subject\":{\"type\":\"string\"}},"
+        + "\"required\":[\"to\",\"subject\"]}", email, "a draft-07 $schema and a vendor keyword are not JSON Schema 2020-12 keywords");
     String text = Files.readString(tmp.resolve("create_ticket.yaml"));
     assertTrue(text.contains("# Upstream annotations: {\"idempotentHint\":true,\"destructiveHint\":false}; tools.idempotency\n#   advertised."), text);
     assertTrue(text.contains("#   Check: that the server deduplicates this tool by params.idempotencyKey"), text);
