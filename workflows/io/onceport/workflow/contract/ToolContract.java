@@ -101,6 +101,15 @@ public record ToolContract(
     return replay.replayClass();
   }
 
+  /** The request timeout of the channel (HTTP, SSH or MCP), in milliseconds. */
+  public long requestTimeoutMillis() {
+    return switch (channel) {
+      case HTTP -> http.timeoutMillis();
+      case SSH -> ssh.timeoutMillis();
+      case MCP -> mcp.timeoutMillis();
+    };
+  }
+
   /** The credential reference this tool dispatches with, or null. */
   public String credentialRef() {
     return switch (channel) {
@@ -110,12 +119,4 @@ public record ToolContract(
     };
   }
 
-  /** How long one dispatch may take on this tool's channel (the contract's {@code timeout}). */
-  public long dispatchTimeoutMillis() {
-    return switch (channel) {
-      case HTTP -> http.timeoutMillis();
-      case SSH -> ssh.timeoutMillis();
-      case MCP -> mcp.timeoutMillis();
-    };
-  }
 }

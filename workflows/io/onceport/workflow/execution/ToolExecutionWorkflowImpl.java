@@ -377,7 +377,7 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
 
   private long dispatchTimeoutMillis() {
     ToolContract contract = input.contract();
-    long timeout = contract.dispatchTimeoutMillis();
+    long timeout = contract.requestTimeoutMillis();
     return timeout > 0 ? timeout : Duration.ofMinutes(5).toMillis();
   }
 

@@ -37,7 +37,7 @@ class McpContractLoaderTest {
     assertEquals("http://127.0.0.1:9000/mcp", c.mcp().url());
     assertEquals("create_ticket_v2", c.mcp().tool());
     assertEquals("tickets", c.credentialRef());
-    assertEquals(5000, c.dispatchTimeoutMillis());
+    assertEquals(5000, c.requestTimeoutMillis());
     assertEquals(ReplayClass.IDEMPOTENCY_KEY, c.replayClass());
     assertEquals(ToolContract.RESULT_MCP_CONTENT, c.resultFormat());
   }
