@@ -110,9 +110,8 @@ async function act(name, args, extra, key) {
   if (fault?.startsWith('delay=')) {
     await sleep(Number(fault.slice(6)));
   } else if (fault === 'cut-after-call') {
-    const res = responses.get(`${extra.sessionId}|${extra.requestId}`);
-    res?.socket?.destroy();
-    await new Promise(() => {}); // never answers: the connection is gone
+    // The action is done (and kept for its idempotency key); only this answer is lost with the connection.
+    responses.get(`${extra.sessionId}|${extra.requestId}`)?.socket?.destroy();
   }
   return result;
 }
