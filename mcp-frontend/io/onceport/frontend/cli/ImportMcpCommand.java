@@ -20,11 +20,10 @@ import picocli.CommandLine.Command;
 @Command(
     name = "import-mcp",
     mixinStandardHelpOptions = true,
-    description = {
-      "List the tools of an MCP server (Streamable HTTP --url, or stdio --command) and write one commented contract per",
-      "tool into --out: description, input schema, and a replay class proposed from its annotations (readOnlyHint ->",
-      "read_only; idempotentHint on a server advertising tools.idempotency -> idempotency_key; else irreversible).",
-      "Every file is loaded back before it is kept; existing files are not overwritten without --force."})
+    description = "List the tools of an MCP server (Streamable HTTP --url, or stdio --command) and write one commented "
+        + "contract per tool into --out: description, input schema, and a replay class proposed from its annotations "
+        + "(readOnlyHint: read_only; idempotentHint on a server advertising tools.idempotency: idempotency_key; else "
+        + "irreversible). Every file is loaded back before it is kept; existing files are not overwritten without --force.")
 final class ImportMcpCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

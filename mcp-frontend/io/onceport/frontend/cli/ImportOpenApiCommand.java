@@ -13,11 +13,11 @@ import picocli.CommandLine.Command;
 @Command(
     name = "import-openapi",
     mixinStandardHelpOptions = true,
-    description = {
-      "Write one commented http contract per chosen operation of an OpenAPI 3.x (or Swagger 2.0) document: input schema",
-      "from the parameters and the JSON request body (argument 'body'), method and URL template, idempotency_header when",
-      "the operation declares an Idempotency-Key header, and a proposed replay class (GET -> read_only; declared",
-      "idempotency key -> idempotency_key; else irreversible). Every file is loaded back before it is kept."})
+    description = "Write one commented http contract per chosen operation of an OpenAPI 3.x (or Swagger 2.0) document: "
+        + "input schema from the parameters and the JSON request body (argument 'body'), method and URL template, "
+        + "idempotency_header when the operation declares an Idempotency-Key header, and a proposed replay class (GET: "
+        + "read_only; declared idempotency key: idempotency_key; else irreversible). Every file is loaded back before it "
+        + "is kept.")
 final class ImportOpenApiCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
