@@ -17,7 +17,9 @@
 // Control (plain HTTP, not MCP):
 //   GET  /ledger                          every tools/call received, in order
 //   POST /admin/faults {"next":F,"count":N}  F = delay=MS (answer MS later, after acting) |
-//                                          cut-after-call (act, then drop the connection unanswered)
+//                                          cut-after-call (act, then drop the connection unanswered) |
+//                                          list-changed (send notifications/tools/list_changed on the
+//                                          call's response stream, then answer)
 //   POST /admin/change-tools              change create_ticket's schema, add a tool, and send
 //                                          notifications/tools/list_changed to every session
 import http from 'node:http';
@@ -107,7 +109,10 @@ async function act(name, args, extra, key) {
   } else {
     throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
   }
-  if (fault?.startsWith('delay=')) {
+  if (fault === 'list-changed') {
+    // announced on this request's response stream, before the answer
+    await extra.sendNotification({ method: 'notifications/tools/list_changed' });
+  } else if (fault?.startsWith('delay=')) {
     await sleep(Number(fault.slice(6)));
   } else if (fault === 'cut-after-call') {
     // The action is done (and kept for its idempotency key); only this answer is lost with the connection.

@@ -11,7 +11,7 @@
 // Every tools/call received is appended to LEDGER_FILE as one JSON line (pid, tool, arguments,
 // idempotencyKey, executionId) before anything else happens. FAULTS_FILE, read and emptied on each
 // append_note: "die-after-call" appends the note, then exits (status 3) without answering;
-// "delay=MS" answers MS later.
+// "delay=MS" answers MS later; "list-changed" sends notifications/tools/list_changed, then answers.
 import fs from 'node:fs';
 import * as z from 'zod/v4';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -71,6 +71,9 @@ server.setRequestHandler(CallWithKey, async (request) => {
     }
     if (fault?.startsWith('delay=')) {
       await sleep(Number(fault.slice(6)));
+    }
+    if (fault === 'list-changed') {
+      await server.sendToolListChanged();
     }
     return { content: text(`noted: ${args.text}`) };
   }

@@ -350,6 +350,25 @@ class McpChannelTest {
     assertEquals(ErrorTypes.OUTCOME_UNKNOWN, ((ApplicationFailure) t).getType(), ((ApplicationFailure) t).getOriginalMessage());
   }
 
+  @Test
+  void anUpstreamsToolListChangeIsReportedToTheListenerAndTheCallStillAnswers() throws Exception {
+    keyed.fault("list-changed", 1);
+    DispatchResult http = channel.dispatch(request(keyed.spec("send_email"), ReplayClass.IRREVERSIBLE,
+        "{\"to\":\"a\",\"subject\":\"list-changed\"}"), context);
+    UpstreamServers.Stdio stdio = new UpstreamServers.Stdio(Files.createTempDirectory("onceport-stdio"));
+    stdio.fault("list-changed");
+    DispatchResult viaStdio = channel.dispatch(request(stdio.spec("append_note"), ReplayClass.IRREVERSIBLE,
+        "{\"text\":\"list-changed\"}"), context);
+
+    assertTrue(http.succeeded(), http.body());
+    assertTrue(viaStdio.succeeded(), viaStdio.body());
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (listChanged.size() < 2 && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    assertEquals(List.of(keyed.url(), "stdio:" + String.join(" ", stdio.command)), listChanged);
+  }
+
   // ---- helpers ----
 
   static ToolContract contract(McpSpec spec, ReplayClass replayClass) {
