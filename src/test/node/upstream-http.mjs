@@ -3,9 +3,11 @@
 // Its tools have side effects, and every tools/call it receives is recorded in a ledger — repeated
 // idempotency keys included — so a test can count what really happened.
 //
-//   node upstream-http.mjs [--port N] [--no-idempotency] [--require-token-env VAR]
+//   node upstream-http.mjs [--port N] [--no-idempotency] [--require-token-env VAR] [--resumable]
 //     prints "upstream-http listening on PORT" once ready (binds 127.0.0.1); with --require-token-env,
-//     /mcp answers 401 unless Authorization is "Bearer " + the value of that environment variable
+//     /mcp answers 401 unless Authorization is "Bearer " + the value of that environment variable;
+//     with --resumable, response streams carry event ids (the SDK's InMemoryEventStore) and a broken
+//     one can be resumed with GET + Last-Event-ID
 //
 // Tools: create_ticket {title, priority}  side effect; idempotentHint; honours params.idempotencyKey
 //                                          (SEP-3182) unless --no-idempotency: a repeated key with the
@@ -27,6 +29,7 @@ import { randomUUID } from 'node:crypto';
 import * as z from 'zod/v4';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { InMemoryEventStore } from '@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js';
 import {
   CallToolRequestSchema, CallToolRequestParamsSchema, ListToolsRequestSchema, McpError, ErrorCode,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -34,6 +37,7 @@ import {
 const argv = process.argv.slice(2);
 const port = argv.includes('--port') ? Number(argv[argv.indexOf('--port') + 1]) : 0;
 const idempotency = !argv.includes('--no-idempotency');
+const resumable = argv.includes('--resumable');
 const requiredToken = argv.includes('--require-token-env') ? process.env[argv[argv.indexOf('--require-token-env') + 1]] : null;
 
 const ledger = [];
@@ -116,6 +120,7 @@ async function act(name, args, extra, key) {
     await sleep(Number(fault.slice(6)));
   } else if (fault === 'cut-after-call') {
     // The action is done (and kept for its idempotency key); only this answer is lost with the connection.
+    if (resumable) await sleep(300); // let the stream's priming event (its first event id) reach the client
     responses.get(`${extra.sessionId}|${extra.requestId}`)?.socket?.destroy();
   }
   return result;
@@ -214,6 +219,7 @@ const httpServer = http.createServer(async (req, res) => {
     const server = newServer();
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
+      ...(resumable ? { eventStore: new InMemoryEventStore() } : {}),
       onsessioninitialized: (id) => sessions.set(id, { server, transport }),
     });
     transport.onclose = () => { if (transport.sessionId) sessions.delete(transport.sessionId); };

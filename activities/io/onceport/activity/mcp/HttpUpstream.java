@@ -31,12 +31,19 @@ import org.slf4j.LoggerFactory;
  * before that is {@code NOT_SENT}, after it {@code UNKNOWN}. Answers may be JSON or an SSE stream;
  * in a stream, notifications are handed to the caller until the response with the request's id.
  *
+ * <p>A response stream that breaks after the server gave its events ids is <em>resumed</em>, not
+ * re-sent: a GET with {@code Last-Event-ID} asks the server to replay what followed (the MCP
+ * transport's resumption; servers with an event store support it), up to {@link #MAX_RESUMES}
+ * times within the request's timeout. Only if that fails is the outcome unknown.
+ *
  * <p>The session from {@code initialize} is kept and shared; a 404 to a request carrying it means
  * the server forgot it ({@link McpFailure.Stage#SESSION_GONE}) and the next call initializes anew.
  */
 final class HttpUpstream implements McpUpstream {
   private static final Logger LOG = LoggerFactory.getLogger(HttpUpstream.class);
   private static final MediaType JSON_TYPE = MediaType.get("application/json");
+  /** Resumptions of one broken response stream before its outcome is unknown. */
+  static final int MAX_RESUMES = 3;
 
   private final HttpUrl url;
   private final OkHttpClient client;
@@ -143,7 +150,8 @@ final class HttpUpstream implements McpUpstream {
       }
       String assigned = response.header("Mcp-Session-Id");
       if (contentType.startsWith("text/event-stream")) {
-        return new Answer(readStream(response.body().source(), id, notifications, what), response.code(), null, assigned);
+        Resume resume = new Resume(s, headers, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis));
+        return new Answer(readStream(response.body().source(), id, notifications, what, resume), response.code(), null, assigned);
       }
       if (response.code() == 202) {
         throw new McpFailure(McpFailure.Stage.UNKNOWN, what + ": HTTP 202 without a response");
@@ -201,16 +209,83 @@ final class HttpUpstream implements McpUpstream {
     }
   }
 
-  /** Reads SSE events until the response to {@code id}; a stream that ends first is an unknown outcome. */
-  private JsonNode readStream(BufferedSource source, String id, Consumer<JsonNode> notifications, String what) throws McpFailure {
+  /** What resuming a broken stream needs: the session, the headers, the request's deadline, the last event id. */
+  private static final class Resume {
+    final McpSession session;
+    final Map<String, String> headers;
+    final long deadlineNanos;
+    String lastEventId;
+    int resumes;
+
+    Resume(McpSession session, Map<String, String> headers, long deadlineNanos) {
+      this.session = session;
+      this.headers = headers;
+      this.deadlineNanos = deadlineNanos;
+    }
+  }
+
+  /**
+   * Reads SSE events until the response to {@code id}. A stream that ends or breaks first is
+   * resumed from its last event id when it had one; otherwise (or when resuming fails) the outcome
+   * is unknown.
+   */
+  private JsonNode readStream(BufferedSource source, String id, Consumer<JsonNode> notifications, String what, Resume resume)
+      throws McpFailure {
+    try {
+      return readEvents(source, id, notifications, what, resume);
+    } catch (McpFailure broken) {
+      if (broken.stage() != McpFailure.Stage.UNKNOWN || resume.lastEventId == null || resume.resumes >= MAX_RESUMES) {
+        throw broken;
+      }
+      long left = TimeUnit.NANOSECONDS.toMillis(resume.deadlineNanos - System.nanoTime());
+      if (left <= 0) {
+        throw broken;
+      }
+      resume.resumes++;
+      Request.Builder get = new Request.Builder().url(url).get()
+          .header("Accept", "text/event-stream")
+          .header("Last-Event-ID", resume.lastEventId)
+          .header("MCP-Protocol-Version", resume.session.protocolVersion());
+      resume.headers.forEach(get::header);
+      if (resume.session.sessionId() != null) {
+        get.header("Mcp-Session-Id", resume.session.sessionId());
+      }
+      LOG.info("{}: resuming a broken response stream after event {} ({})", describe(), resume.lastEventId, broken.getMessage());
+      Response response;
+      try {
+        response = withTimeout(client.newBuilder(), left).build().newCall(get.build()).execute();
+      } catch (IOException e) {
+        throw new McpFailure(McpFailure.Stage.UNKNOWN, broken.getMessage() + "; resuming it failed (" + e + ")", e);
+      }
+      try (response) {
+        if (response.code() != 200 || !response.header("Content-Type", "").startsWith("text/event-stream")) {
+          throw new McpFailure(McpFailure.Stage.UNKNOWN, broken.getMessage() + "; the server did not resume it (HTTP "
+              + response.code() + ")");
+        }
+        return readStream(response.body().source(), id, notifications, what, resume);
+      }
+    }
+  }
+
+  private JsonNode readEvents(BufferedSource source, String id, Consumer<JsonNode> notifications, String what, Resume resume)
+      throws McpFailure {
     StringBuilder data = new StringBuilder();
+    String pendingId = null;
     try {
       while (true) {
         String line = source.readUtf8Line();
         if (line == null) {
           throw new McpFailure(McpFailure.Stage.UNKNOWN, what + ": the event stream ended before the response");
         }
+        if (line.startsWith("id:")) {
+          pendingId = line.substring(3).strip();
+          continue;
+        }
         if (line.isEmpty()) {
+          if (pendingId != null && !pendingId.isEmpty()) {
+            resume.lastEventId = pendingId; // an event counts as received once it is complete
+          }
+          pendingId = null;
           if (data.length() > 0) {
             JsonNode m = parseEvent(data.toString());
             data.setLength(0);

@@ -21,7 +21,7 @@ import java.util.function.Consumer;
  */
 public interface McpUpstream extends AutoCloseable {
   /** The protocol revision asked for in {@code initialize}. */
-  String PROTOCOL_VERSION = "2025-06-18";
+  String PROTOCOL_VERSION = "2025-11-25";
   /** Revisions accepted from a server's {@code initialize} answer. */
   List<String> KNOWN_VERSIONS = List.of("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25");
 

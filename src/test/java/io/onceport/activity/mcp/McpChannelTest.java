@@ -369,6 +369,22 @@ class McpChannelTest {
     assertEquals(List.of(keyed.url(), "stdio:" + String.join(" ", stdio.command)), listChanged);
   }
 
+  @Test
+  void aBrokenResponseStreamOfAResumableServerIsResumedWithLastEventIdNotResent() throws Exception {
+    try (UpstreamServers.Http resumable = UpstreamServers.Http.start("--resumable")) {
+      resumable.fault("cut-after-call", 1);
+      DispatchRequest request = request(resumable.spec("send_email"), ReplayClass.IRREVERSIBLE,
+          "{\"to\":\"ops@example.com\",\"subject\":\"resumed\"}");
+
+      DispatchResult result = channel.dispatch(request, context);
+
+      assertTrue(result.succeeded(), result.body());
+      assertEquals("sent \"resumed\" to ops@example.com", JSON.readTree(result.body()).at("/content/0/text").asText());
+      assertEquals(1, resumable.calls("send_email", "subject", "resumed").size(), "resumed, not sent again");
+      assertEquals(1, context.beforeSend);
+    }
+  }
+
   // ---- helpers ----
 
   static ToolContract contract(McpSpec spec, ReplayClass replayClass) {
