@@ -10,8 +10,9 @@ import okhttp3.OkHttpClient;
 import org.slf4j.LoggerFactory;
 
 /**
- * The upstream servers of one worker, one {@link McpUpstream} per server (URL, or argv with its
- * environment and directory), created on first use and closed with the worker. A stdio server is
+ * The upstream servers of one worker, one {@link McpUpstream} per server (URL and credential
+ * reference, or argv with its environment and directory), created on first use and closed with
+ * the worker. A stdio server is
  * therefore one supervised process shared by every execution that calls it.
  */
 public final class McpUpstreams implements AutoCloseable {
@@ -36,7 +37,9 @@ public final class McpUpstreams implements AutoCloseable {
   /** The upstream a contract names. */
   public McpUpstream forSpec(McpSpec spec) {
     if (spec.url() != null) {
-      return upstreams.computeIfAbsent("url " + spec.url(), k -> new HttpUpstream(spec.url(), http, listChanged));
+      // One session per server and credential: a server may bind a session to who opened it.
+      return upstreams.computeIfAbsent("url " + spec.url() + " as " + spec.credential(),
+          k -> new HttpUpstream(spec.url(), http, listChanged));
     }
     String key = "stdio " + spec.command() + " " + spec.env() + " " + spec.workingDir();
     return upstreams.computeIfAbsent(key, k -> new StdioUpstream(spec.command(), spec.env(), spec.workingDir(), listChanged));
