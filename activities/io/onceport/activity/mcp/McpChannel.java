@@ -305,9 +305,4 @@ public final class McpChannel implements DispatchChannel {
   private static ApplicationFailure invalid(String message) {
     return ApplicationFailure.newNonRetryableFailure(message, ErrorTypes.INVALID_REQUEST);
   }
-
-  /** For tests and logs: the upstream servers this channel talks to. */
-  public McpUpstreams upstreams() {
-    return upstreams;
-  }
 }

@@ -17,6 +17,8 @@ import java.util.Objects;
  * server's hints, not guarantees, so nothing here is more permissive than they are.
  */
 public final class McpImport {
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+
   /** Where the server is, as the contract's {@code mcp} section will say it. */
   public record Upstream(String url, List<String> command, Map<String, String> env, String workingDir, String credential) {
     public Upstream {
@@ -66,7 +68,7 @@ public final class McpImport {
   /** The input schema as a contract holds it: an object schema in JSON Schema 2020-12 keywords ({@link SchemaDialect}). */
   public static ObjectNode inputSchema(JsonNode tool) {
     JsonNode s = tool.path("inputSchema");
-    ObjectNode schema = s.isObject() ? SchemaDialect.clean((ObjectNode) s, false) : McpUpstreamJson.object().put("type", "object");
+    ObjectNode schema = s.isObject() ? SchemaDialect.clean((ObjectNode) s, false) : JSON.createObjectNode().put("type", "object");
     if (!schema.has("type")) {
       schema.put("type", "object");
     }
@@ -170,14 +172,5 @@ public final class McpImport {
       }
     }
     return String.join("\n", lines);
-  }
-
-  /** Jackson node factory without an activity dependency for callers that only need objects. */
-  static final class McpUpstreamJson {
-    private static final com.fasterxml.jackson.databind.ObjectMapper M = new com.fasterxml.jackson.databind.ObjectMapper();
-
-    static ObjectNode object() {
-      return M.createObjectNode();
-    }
   }
 }
