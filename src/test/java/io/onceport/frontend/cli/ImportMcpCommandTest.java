@@ -100,6 +100,7 @@ class ImportMcpCommandTest {
     Files.createDirectories(stdio.dir);
     List<String> args = new ArrayList<>(List.of("contracts", "import-mcp", "--out", tmp.resolve("c").toString()));
     stdio.env().forEach((k, v) -> args.addAll(List.of("--env", k + "=" + v)));
+    args.addAll(List.of("--working-dir", stdio.dir.toString()));
     args.add("--command");
     args.addAll(stdio.command);
     AgentCommandTest.Run r = run(args.toArray(String[]::new));
@@ -111,6 +112,7 @@ class ImportMcpCommandTest {
     ToolContract note = new ContractLoader().load(tmp.resolve("c")).find("append_note").orElseThrow();
     assertEquals(stdio.command, note.mcp().command());
     assertEquals(stdio.ledger.toString(), note.mcp().env().get("LEDGER_FILE"));
+    assertEquals(stdio.dir.toString(), note.mcp().workingDir());
     assertEquals(List.of(), stdio.ledger(), "listing tools calls none");
   }
 
@@ -126,6 +128,28 @@ class ImportMcpCommandTest {
     assertEquals("onceport: --tool nope: " + keyed.url() + " has no such tool (it lists create_ticket, list_tickets, send_email, "
         + "ticket_status)\n", unknown.err());
     assertTrue(!Files.exists(tmp.resolve("x")) || Files.list(tmp.resolve("x")).findAny().isEmpty());
+  }
+
+  @Test
+  void aServerThatNeedsATokenIsListedWithTheTokenFromTheNamedEnvironmentVariable() throws Exception {
+    // The test JVM cannot set its own environment: HOME stands in for a variable holding a token.
+    String token = System.getenv("HOME");
+    try (UpstreamServers.Http guarded = UpstreamServers.Http.start(0, java.util.Map.of("UPSTREAM_TOKEN", token),
+        "--require-token-env", "UPSTREAM_TOKEN")) {
+      AgentCommandTest.Run anonymous = run("contracts", "import-mcp", "--url", guarded.url(), "--out", tmp.resolve("a").toString());
+      assertEquals(1, anonymous.exit());
+      assertTrue(anonymous.err().contains("initialize was refused: HTTP 401"), anonymous.err());
+
+      AgentCommandTest.Run withToken = run("contracts", "import-mcp", "--url", guarded.url(), "--token-env", "HOME",
+          "--credential", "tickets", "--out", tmp.resolve("b").toString());
+      assertEquals(0, withToken.exit(), withToken.err());
+      assertTrue(!Files.readString(tmp.resolve("b/send_email.yaml")).contains(token), "the token is not written anywhere");
+      assertEquals("tickets", new ContractLoader().load(tmp.resolve("b")).find("send_email").orElseThrow().mcp().credential());
+
+      AgentCommandTest.Run unset = run("contracts", "import-mcp", "--url", guarded.url(), "--token-env", "ONCEPORT_NO_SUCH_VAR_42",
+          "--out", tmp.resolve("c").toString());
+      assertEquals("onceport: --token-env ONCEPORT_NO_SUCH_VAR_42: the variable is not set\n", unset.err());
+    }
   }
 
   @Test

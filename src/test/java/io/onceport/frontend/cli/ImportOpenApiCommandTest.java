@@ -102,6 +102,15 @@ class ImportOpenApiCommandTest {
   }
 
   @Test
+  void serverOverridesTheDocumentsBaseUrl() throws Exception {
+    AgentCommandTest.Run r = run("contracts", "import-openapi", PETSTORE, "--operation", "showPetById", "--server",
+        "http://127.0.0.1:9999/petstore/", "--out", tmp.toString());
+    assertEquals(0, r.exit(), r.err());
+    assertEquals("http://127.0.0.1:9999/petstore/pets/{{petId}}",
+        new ContractLoader().load(tmp).find("showPetById").orElseThrow().http().url());
+  }
+
+  @Test
   void anExistingContractIsNotOverwrittenWithoutForce() throws Exception {
     Files.writeString(tmp.resolve("listPets.yaml"), "# edited by an operator\n");
     AgentCommandTest.Run r = run("contracts", "import-openapi", PETSTORE, "--operation", "listPets", "--out", tmp.toString());
