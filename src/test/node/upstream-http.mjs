@@ -21,7 +21,8 @@
 //   POST /admin/faults {"next":F,"count":N}  F = delay=MS (answer MS later, after acting) |
 //                                          cut-after-call (act, then drop the connection unanswered) |
 //                                          list-changed (send notifications/tools/list_changed on the
-//                                          call's response stream, then answer)
+//                                          call's response stream, then answer) | echo-auth (send_email
+//                                          quotes the Authorization header it received in its answer)
 //   POST /admin/change-tools              change create_ticket's schema, add a tool, and send
 //                                          notifications/tools/list_changed to every session
 import http from 'node:http';
@@ -109,7 +110,8 @@ async function act(name, args, extra, key) {
     tickets.push(ticket);
     result = { content: text(`created ${ticket.ticket_id}: ${args.title}`), structuredContent: { ticket_id: ticket.ticket_id, title: args.title } };
   } else if (name === 'send_email') {
-    result = { content: text(`sent "${args.subject}" to ${args.to}`) };
+    const echo = fault === 'echo-auth' ? ` (authorization: ${extra.requestInfo?.headers?.authorization})` : '';
+    result = { content: text(`sent "${args.subject}" to ${args.to}${echo}`) };
   } else {
     throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
   }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import io.onceport.activity.dispatch.DispatchChannel;
 import io.onceport.activity.dispatch.DispatchContext;
+import io.onceport.activity.http.SecretRedactor;
 import io.onceport.activity.vault.Credential;
 import io.onceport.workflow.ErrorTypes;
 import io.onceport.workflow.contract.McpSpec;
@@ -19,6 +20,7 @@ import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -36,6 +38,9 @@ import java.util.regex.Pattern;
  * A broken stream, a timeout or a stdio server that died after the request was written is
  * {@code OUTCOME_UNKNOWN}. Any answer — a result, an {@code isError} result, a JSON-RPC error, an
  * HTTP error status — is returned as a result. This channel never sends a request twice.
+ *
+ * <p>A credential's secret that the upstream echoes back is redacted from the result (and from
+ * failure messages quoting the upstream) before it leaves the channel, as for HTTP.
  *
  * <p>A tool of class {@code idempotency_key} is refused before anything is sent when its upstream
  * does not advertise {@code tools.idempotency}: a re-send to a server that ignores the key could
@@ -55,7 +60,9 @@ public final class McpChannel implements DispatchChannel {
   @Override
   public DispatchResult dispatch(DispatchRequest request, DispatchContext context) {
     McpSpec spec = spec(request);
-    Map<String, String> headers = headers(spec, context);
+    Credential credential = spec.credential() == null ? null : context.credential(spec.credential());
+    Map<String, String> headers = headers(spec, credential);
+    SecretRedactor redactor = credential == null ? SecretRedactor.none() : SecretRedactor.of(spec.credential(), credential);
     ObjectNode arguments = arguments(request.arguments());
     McpUpstream upstream = upstreams.forSpec(spec);
     context.heartbeat("connecting");
@@ -63,7 +70,8 @@ public final class McpChannel implements DispatchChannel {
     try {
       session = upstream.session(headers, spec.timeoutMillis());
     } catch (McpFailure e) {
-      throw ApplicationFailure.newFailure("tools/call " + spec.tool() + " not sent: " + e.getMessage(), ErrorTypes.NOT_SENT);
+      throw ApplicationFailure.newFailure("tools/call " + spec.tool() + " not sent: " + redactor.redact(e.getMessage()),
+          ErrorTypes.NOT_SENT);
     }
     if (request.contract().replayClass() == ReplayClass.IDEMPOTENCY_KEY && !session.advertisesIdempotency()) {
       throw ApplicationFailure.newNonRetryableFailure(
@@ -83,17 +91,18 @@ public final class McpChannel implements DispatchChannel {
       answer = upstream.request(session, headers, "tools/call", params, context::beforeSend,
           n -> context.heartbeat(phase(n)), spec.timeoutMillis());
     } catch (McpFailure e) {
+      String message = redactor.redact(e.getMessage());
       switch (e.stage()) {
-        case NOT_SENT -> throw ApplicationFailure.newFailure(e.getMessage(), ErrorTypes.NOT_SENT);
+        case NOT_SENT -> throw ApplicationFailure.newFailure(message, ErrorTypes.NOT_SENT);
         case SESSION_GONE -> {
           upstream.invalidate(session);
-          throw ApplicationFailure.newFailure(e.getMessage(), ErrorTypes.NOT_SENT);
+          throw ApplicationFailure.newFailure(message, ErrorTypes.NOT_SENT);
         }
-        default -> throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), ErrorTypes.OUTCOME_UNKNOWN);
+        default -> throw ApplicationFailure.newNonRetryableFailure(message, ErrorTypes.OUTCOME_UNKNOWN);
       }
     }
     context.heartbeat("answered");
-    return toResult(answer, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+    return toResult(answer, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), spec.credential(), redactor);
   }
 
   @Override
@@ -103,7 +112,9 @@ public final class McpChannel implements DispatchChannel {
     if (status == null) {
       throw invalid("Tool " + request.contract().tool() + " has no replay.status tool to ask");
     }
-    Map<String, String> headers = headers(spec, context);
+    Credential credential = spec.credential() == null ? null : context.credential(spec.credential());
+    Map<String, String> headers = headers(spec, credential);
+    SecretRedactor redactor = credential == null ? SecretRedactor.none() : SecretRedactor.of(spec.credential(), credential);
     ObjectNode arguments = arguments(request.arguments());
     JsonNode rendered = render(parse(status.arguments(), "replay.status.arguments"), arguments, request.executionId());
     McpUpstream upstream = upstreams.forSpec(spec);
@@ -123,10 +134,10 @@ public final class McpChannel implements DispatchChannel {
         upstream.invalidate(session);
       }
       // A status query is a read: any failure may simply be retried.
-      throw ApplicationFailure.newFailure("status tool " + status.tool() + ": " + e.getMessage(),
+      throw ApplicationFailure.newFailure("status tool " + status.tool() + ": " + redactor.redact(e.getMessage()),
           e.stage() == McpFailure.Stage.UNKNOWN ? IOException.class.getName() : ErrorTypes.NOT_SENT);
     }
-    DispatchResult result = toResult(answer, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+    DispatchResult result = toResult(answer, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), spec.credential(), redactor);
     String who = "status tool " + status.tool();
     if (!answer.isRpc() || answer.message().has("error") || answer.message().path("result").path("isError").asBoolean(false)) {
       return new StatusResult(StatusResult.Verdict.UNKNOWN, null, who + " answered an error: " + HttpUpstream.abbreviate(result.body()));
@@ -159,7 +170,7 @@ public final class McpChannel implements DispatchChannel {
    * structuredContent, isError); a JSON-RPC error or an HTTP error status becomes an error result
    * whose text says what the upstream answered, with the original under {@code error}.
    */
-  static DispatchResult toResult(McpUpstream.Answer answer, long elapsedMillis) {
+  static DispatchResult toResult(McpUpstream.Answer answer, long elapsedMillis, String reference, SecretRedactor redactor) {
     ObjectNode body;
     boolean error;
     if (!answer.isRpc()) {
@@ -177,9 +188,11 @@ public final class McpChannel implements DispatchChannel {
       body = r != null && r.isObject() ? (ObjectNode) r : errorResult("the upstream's result is not an object");
       error = body.path("isError").asBoolean(false) || r == null || !r.isObject();
     }
-    String text = body.toString();
+    String text = redactor.redact(body.toString());
     boolean truncated = text.length() > DispatchResult.BODY_CAP;
-    return DispatchResult.mcp(error, truncated ? text.substring(0, DispatchResult.BODY_CAP) : text, truncated, elapsedMillis);
+    DispatchResult result = DispatchResult.mcp(error, truncated ? text.substring(0, DispatchResult.BODY_CAP) : text, truncated,
+        elapsedMillis);
+    return redactor.found() ? result.withRedacted(List.of(reference)) : result;
   }
 
   private static ObjectNode errorResult(String text) {
@@ -209,12 +222,11 @@ public final class McpChannel implements DispatchChannel {
     return contract.mcp();
   }
 
-  /** The credential as HTTP headers; resolved from the vault at dispatch time, never logged. */
-  private static Map<String, String> headers(McpSpec spec, DispatchContext context) {
-    if (spec.credential() == null) {
+  /** The credential (resolved from the vault at dispatch time, never logged) as HTTP headers. */
+  private static Map<String, String> headers(McpSpec spec, Credential c) {
+    if (c == null) {
       return Map.of();
     }
-    Credential c = context.credential(spec.credential());
     Map<String, String> h = new LinkedHashMap<>();
     switch (c.type()) {
       case BEARER -> h.put("Authorization", "Bearer " + c.secret());

@@ -287,7 +287,7 @@ class McpChannelTest {
   }
 
   @Test
-  void aVaultCredentialIsSentAsABearerTokenAndNeverAppearsInAnAnswer() throws Exception {
+  void aVaultCredentialIsSentAsABearerTokenAndAnEchoOfItIsRedactedFromTheAnswer() throws Exception {
     String secret = "tok-" + System.nanoTime();
     try (UpstreamServers.Http guarded = UpstreamServers.Http.start(0, java.util.Map.of("UPSTREAM_TOKEN", secret),
         "--require-token-env", "UPSTREAM_TOKEN")) {
@@ -311,6 +311,14 @@ class McpChannelTest {
       assertTrue(refused.getOriginalMessage().contains("HTTP 401"), refused.getOriginalMessage());
       assertFalse(refused.getOriginalMessage().contains(secret));
       assertFalse(ok.body().contains(secret));
+      assertEquals(List.of(), ok.redacted());
+
+      guarded.fault("echo-auth", 1);
+      DispatchResult echoed = channel.dispatch(request(withCredential, ReplayClass.IRREVERSIBLE,
+          "{\"to\":\"a\",\"subject\":\"echo\"}"), vault);
+      assertFalse(echoed.body().contains(secret), echoed.body());
+      assertTrue(echoed.body().contains("(authorization: Bearer [redacted:tickets])"), echoed.body());
+      assertEquals(List.of("tickets"), echoed.redacted());
 
       Context sshKey = new Context() {
         @Override
