@@ -76,13 +76,13 @@ public final class WorkerRuntime implements AutoCloseable {
     return new WorkerRuntime(journals, vault, watcher, dispatch, host, mcpUpstreams);
   }
 
-  public Journals journals() {
-    return journals;
-  }
-
   /** The upstream MCP servers this worker calls (stdio ones are processes it supervises). */
   public io.onceport.activity.mcp.McpUpstreams mcpUpstreams() {
     return mcpUpstreams;
+  }
+
+  public Journals journals() {
+    return journals;
   }
 
   @Override
