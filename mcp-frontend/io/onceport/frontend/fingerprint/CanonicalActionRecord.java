@@ -126,6 +126,8 @@ public final class CanonicalActionRecord {
         r.put("target", httpTarget(http.url(), secret));
         putIfNotNull(r, "credential_ref", http.credential());
         r.put("method", http.method());
+      } else if (contract.channel() == ToolContract.Channel.MCP) {
+        putMcpTarget(r, contract.mcp());
       } else {
         SshSpec ssh = contract.ssh();
         r.put("channel", "ssh");
@@ -191,6 +193,20 @@ public final class CanonicalActionRecord {
       } catch (URISyntaxException e) {
         throw new IllegalArgumentException("cannot render target of " + contract.tool() + ": invalid URL");
       }
+    }
+
+    /** An upstream MCP tool: the server (URL without query or user info, or the stdio argv) and the tool. */
+    private void putMcpTarget(ObjectNode r, io.onceport.workflow.contract.McpSpec mcp) {
+      r.put("channel", "mcp");
+      if (mcp.url() != null) {
+        r.put("target", httpTarget(mcp.url(), Set.of()));
+      } else {
+        r.put("target", mcp.target());
+        mcp.command().forEach(r.putArray("command")::add);
+      }
+      putIfNotNull(r, "credential_ref", mcp.credential());
+      r.put("method", "tools/call");
+      r.put("upstream_tool", mcp.tool());
     }
 
     private void putIfNotNull(ObjectNode r, String field, String value) {

@@ -390,7 +390,7 @@ final class McpController {
     ArrayNode versions = r.putArray("supportedVersions");
     Protocol.ALL.forEach(versions::add);
     ObjectNode caps = r.putObject("capabilities");
-    caps.putObject("tools");
+    caps.putObject("tools").putObject("idempotency"); // SEP-3182: params.idempotencyKey is honoured
     caps.putObject("extensions").putObject(Protocol.TASKS_EXTENSION);
     r.put("instructions", instructions());
     r.put("ttlMs", 60_000);
@@ -419,7 +419,7 @@ final class McpController {
     ObjectNode r = Json.object();
     r.put("protocolVersion", version);
     ObjectNode caps = r.putObject("capabilities");
-    caps.putObject("tools").put("listChanged", false);
+    caps.putObject("tools").put("listChanged", false).putObject("idempotency"); // SEP-3182: params.idempotencyKey is honoured
     caps.putObject("logging");
     if (Protocol.hasTasks(version)) {
       ObjectNode t = caps.putObject("tasks");
@@ -481,7 +481,7 @@ final class McpController {
     }
     JsonNode meta = ex.meta();
     String runId = text(meta.path("onceport/run"), ex.ctx().header("Onceport-Run"));
-    String intentKey = text(meta.path("onceport/intent"), ex.ctx().header("Idempotency-Key"));
+    String intentKey = intentKey(ex, p, meta);
     boolean taskRequested = !ex.modern() && p.path("task").isObject() && Protocol.hasTasks(ex.protocolVersion());
     boolean modernTasks = ex.modern() && meta.path(Protocol.META_CLIENT_CAPABILITIES).path("extensions")
         .has(Protocol.TASKS_EXTENSION);
@@ -564,6 +564,28 @@ final class McpController {
       }
     }
     return null;
+  }
+
+  /**
+   * The client's intent key: {@code params.idempotencyKey} (the SEP-3182 field), {@code _meta}
+   * {@code "onceport/intent"} or header {@code Idempotency-Key}, all with the same meaning. Two that
+   * differ are refused: guessing which one the client meant could merge two intents.
+   */
+  private static String intentKey(Exchange ex, JsonNode params, JsonNode meta) {
+    JsonNode k = params.get("idempotencyKey");
+    String proposed = null;
+    if (k != null && !k.isNull()) {
+      if (!k.isTextual() || k.asText().isBlank()) {
+        throw McpException.rpc(McpException.INVALID_PARAMS, "Invalid params: idempotencyKey must be a non-empty string", ex.id());
+      }
+      proposed = k.asText();
+    }
+    String other = text(meta.path("onceport/intent"), ex.ctx().header("Idempotency-Key"));
+    if (proposed != null && other != null && !proposed.equals(other)) {
+      throw McpException.rpc(McpException.INVALID_PARAMS, "Invalid params: idempotencyKey differs from the intent key in "
+          + "_meta onceport/intent or the Idempotency-Key header; send one key", ex.id());
+    }
+    return proposed != null ? proposed : other;
   }
 
   private static String text(JsonNode node, String fallback) {
