@@ -77,12 +77,17 @@ final class Transport {
 
   /**
    * POST bodies must be declared JSON: {@code application/json} (or an {@code application/*+json}
-   * type), charset UTF-8 when one is named; anything else — a missing header included, as the
-   * official MCP SDKs do — is HTTP 415. A browser can send {@code text/plain} or a form to any
-   * origin without a preflight; refusing them keeps such a page from driving the endpoint.
+   * type), charset UTF-8 when one is named; any other declared type is HTTP 415. A browser can
+   * send {@code text/plain} or a form to any origin without a preflight; refusing them keeps such a
+   * page from driving the endpoint. A request that declares no type at all is read as JSON: a
+   * browser always declares one for a cross-origin body, and scripted clients that forget the
+   * header (the official SDKs send it) should not be turned away.
    */
   static void checkContentType(Context ctx) {
     String header = ctx.header("Content-Type");
+    if (header == null || header.isBlank()) {
+      return;
+    }
     String[] parts = header == null ? new String[] {""} : header.split(";");
     String type = parts[0].trim().toLowerCase(Locale.ROOT);
     boolean json = type.equals("application/json") || (type.startsWith("application/") && type.endsWith("+json"));
@@ -98,7 +103,7 @@ final class Transport {
     }
     ctx.header("Accept-Post", "application/json");
     throw McpException.http(415, McpException.TRANSPORT, "Unsupported Media Type: POST needs Content-Type: application/json"
-        + (header == null || header.isBlank() ? " (none was sent)" : " (UTF-8), not " + header.trim()), null);
+        + " (UTF-8), not " + header.trim(), null);
   }
 
   /**
