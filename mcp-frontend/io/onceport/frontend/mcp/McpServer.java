@@ -30,7 +30,8 @@ public final class McpServer {
       throw new IllegalArgumentException("anonymous access is only permitted on a loopback address, not "
           + config.listenHost());
     }
-    this.controller = new McpController(config, gateway, new Transport(config, authenticator));
+    Transport transport = new Transport(config, authenticator); // refuses a listener off loopback without allowed hosts
+    this.controller = new McpController(config, gateway, transport);
     McpController mcp = controller;
     this.app = Javalin.create(cfg -> {
       cfg.startup.showJavalinBanner = false;
@@ -44,6 +45,7 @@ public final class McpServer {
       cfg.jetty.threadPool = pool;
       cfg.jetty.host = config.listenHost();
       cfg.jetty.port = config.listenPort();
+      cfg.routes.before(transport::checkRoute); // every route, /metrics, /readyz, /codec/* and 404s included
       cfg.routes.post("/mcp", mcp::post);
       cfg.routes.get("/mcp", mcp::get);
       cfg.routes.delete("/mcp", mcp::delete);

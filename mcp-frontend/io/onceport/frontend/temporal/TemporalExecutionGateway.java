@@ -81,6 +81,8 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
   private final CallPreparation preparation;
   private final String frontEnd;
   private final io.onceport.frontend.ops.Metrics metrics;
+  /** Refuses, before anything is started, a call whose input Temporal could not take. */
+  private final PayloadBudget budget;
   private final WorkflowServiceStubs onceStubs;
   private final WorkflowClient once;
   private final OpenRuns openRuns = new OpenRuns();
@@ -103,6 +105,7 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
     this.taskQueue = taskQueue;
     this.preparation = preparation;
     this.frontEnd = frontEnd;
+    this.budget = PayloadBudget.of(connection);
     // The attach path without the SDK's own RPC retries: a retried update-with-start after the first
     // run closed would start a second one. This gateway retries itself, after finding out.
     WorkflowServiceStubsOptions base = connection.stubs().getOptions();
@@ -206,6 +209,7 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
     AttachRequest request = new AttachRequest(
         callId, prepared.input().fingerprint(), call.jsonRpcId(), call.sessionId(), call.runId(), call.intentKey(),
         call.protocolVersion(), call.clientInfo(), call.remoteAddress(), frontEnd, receivedAt.toString(), wait);
+    budget.check(prepared.input(), request);
     // Calls share an attach only when they belong to the same run (the one open when each arrived).
     String bound = openRuns.boundRun(prepared.workflowId(), call.receivedNanos()).map(OpenRuns.Run::runId).orElse("-");
     String intent = prepared.workflowId() + "|" + prepared.input().fingerprint() + "|" + bound + "|"

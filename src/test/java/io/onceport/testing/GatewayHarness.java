@@ -44,13 +44,21 @@ public final class GatewayHarness implements AutoCloseable {
 
   /** @param callWait how long tools/call waits for a settled outcome */
   public GatewayHarness(boolean startWorker, Duration callWait) throws IOException {
-    this(startWorker, callWait, java.util.List.of(), java.util.Map.of());
+    this(startWorker, callWait, java.util.Map.of());
+  }
+
+  /**
+   * @param extraContracts further contract files (file name → YAML) next to the shipped ones;
+   *     {@code http://127.0.0.1:8766} in them is pointed at the demo target like in the shipped ones
+   */
+  public GatewayHarness(boolean startWorker, Duration callWait, java.util.Map<String, String> extraContracts) throws IOException {
+    this(startWorker, callWait, java.util.List.of(), extraContracts);
   }
 
   /**
    * @param frontendInterceptors gRPC interceptors on the front end's own connection to the engine
    *     (the worker keeps a clean one): engine hiccups as the front end sees them
-   * @param extraContracts further contract files (name → YAML; {@code 127.0.0.1:8766} is the demo target)
+   * @param extraContracts as in {@link #GatewayHarness(boolean, Duration, java.util.Map)}
    */
   public GatewayHarness(boolean startWorker, Duration callWait, java.util.List<io.grpc.ClientInterceptor> frontendInterceptors,
       java.util.Map<String, String> extraContracts) throws IOException {
