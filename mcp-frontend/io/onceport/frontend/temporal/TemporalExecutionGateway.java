@@ -63,8 +63,10 @@ import org.slf4j.LoggerFactory;
  * and closed, an identical call is a new intent. Keyed intents use {@code REJECT_DUPLICATE}: the
  * same key keeps answering with its execution for as long as Temporal retains the closed run.
  *
- * <p>State kept here is bounded and only ever an optimization of a question Temporal answers: where
- * an execution lives, which run of an intent is open, what a run's latest record is.
+ * <p>State kept here is bounded (see README, "Front-end memory and threads"): where executions live
+ * and their latest records (caches of what Temporal holds), and which run of each intent this front
+ * end knows to be open and when it reported its delivery — what decides whether a late call still
+ * belongs to a run. Forgetting it errs toward update-with-start, which attaches while the run is open.
  */
 public final class TemporalExecutionGateway implements ExecutionGateway, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TemporalExecutionGateway.class);
