@@ -76,6 +76,24 @@ public record ToolContract(
     return replay.replayClass();
   }
 
+  /** The request timeout of the channel (HTTP or SSH), in milliseconds. */
+  public long requestTimeoutMillis() {
+    return channel == Channel.HTTP ? http.timeoutMillis() : ssh.timeoutMillis();
+  }
+
+  /**
+   * {@code replay.status.settle} in milliseconds: for HTTP the contract's value, by default the
+   * HTTP timeout; for SSH zero — the remote marker is created atomically before the command starts
+   * and refuses a second start of the same execution id, so "no marker" is proof at once.
+   */
+  public long settleMillis() {
+    if (channel == Channel.SSH) {
+      return 0;
+    }
+    StatusSpec status = replay.status();
+    return status != null && status.settle() != null ? status.settle().toMillis() : http.timeoutMillis();
+  }
+
   /** The credential reference this tool dispatches with, or null. */
   public String credentialRef() {
     return channel == Channel.HTTP ? http.credential() : ssh.credential();

@@ -158,14 +158,45 @@ class ToolExecutionWorkflowTest {
   }
 
   @Test
-  void statusQueryProvingNothingRanDispatchesAgainUnderTheSameExecutionId() throws Exception {
+  void statusQueryProvingNothingRanDispatchesAgainUnderTheSameExecutionIdOnlyAfterTheSettleTime() throws Exception {
+    // The contract's settle time is its HTTP timeout (5 s): a 404 right after the unknown outcome
+    // proves nothing (the first request may still be running at the target); the one asked after
+    // the settle time does.
     dispatch.then(ScriptedDispatch.unknown());
     dispatch.thenStatus(new StatusResult(StatusResult.Verdict.NOT_EXECUTED, null, "404"));
-    CallResult result = harness.gateway.call(call("status_tool", args(), "1", 15_000));
+    dispatch.thenStatus(new StatusResult(StatusResult.Verdict.NOT_EXECUTED, null, "404"));
+    CallResult result = harness.gateway.call(call("status_tool", args(), "1", 20_000));
     assertEquals(ExecutionState.COMPLETED, result.record().state());
     assertEquals(2, dispatch.dispatched.size());
+    assertEquals(2, dispatch.statusQueries.size());
     assertEquals(dispatch.dispatched.get(0).executionId(), dispatch.dispatched.get(1).executionId());
     assertEquals(2, dispatch.dispatched.get(1).attempt());
+    List<ExecutionRecord.Send> sends = result.record().sends();
+    assertEquals(List.of("outcome_unknown", "answered"), sends.stream().map(ExecutionRecord.Send::observed).toList());
+    assertEquals(2, result.record().dispatchAttempts());
+    long firstEnded = Instant.parse(sends.get(0).endedAt()).toEpochMilli();
+    long proofAt = Instant.parse(result.record().statusChecks().get(1).at()).toEpochMilli();
+    long resentAt = Instant.parse(sends.get(1).startedAt()).toEpochMilli();
+    assertTrue(proofAt - firstEnded >= 5_000, "proof asked " + (proofAt - firstEnded) + " ms after the first send ended");
+    assertTrue(resentAt >= proofAt);
+    assertEquals("query_status", sends.get(0).decision());
+    assertEquals("settle_completed", sends.get(1).decision());
+  }
+
+  @Test
+  void aStatusAnswerInNeitherListNeverLeadsToAResend() throws Exception {
+    dispatch.then(ScriptedDispatch.unknown());
+    for (int i = 0; i < 20; i++) {
+      dispatch.thenStatus(new StatusResult(StatusResult.Verdict.UNKNOWN, ScriptedDispatch.ok(202, "processing"), "202 in neither list"));
+    }
+    CallResult result = harness.gateway.call(call("status_tool", args(), "1", 3_000));
+    ExecutionRecord record = result.record();
+    assertTrue(record.state() == ExecutionState.VERIFYING || record.state() == ExecutionState.NEEDS_REVIEW, record.state().toString());
+    assertEquals(1, dispatch.dispatched.size());
+    assertTrue(dispatch.statusQueries.size() >= 2, "polled: " + dispatch.statusQueries.size());
+    // It would poll on (bounded) and take the next tests' scripted verdicts: stop it here.
+    harness.connection.client().newUntypedWorkflowStub(record.workflowId(), java.util.Optional.of(record.runId()), java.util.Optional.empty())
+        .terminate("test finished");
   }
 
   @Test
