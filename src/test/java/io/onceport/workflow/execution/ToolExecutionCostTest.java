@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * What one simple call costs in history: a call that completes at once and whose result is
- * delivered. Prints the figures (compare {@code histories/tool-execution-completed-delivered.json},
+ * delivered. Prints the figures (compare {@code histories/before-replay-policy-tool-execution-completed-delivered.json},
  * recorded before the replay policy: 39 events, 3 workflow tasks, 5 journal local activities, 6
  * search-attribute upserts, 6 memo modifications, 2 timers) and holds the budget.
  *
@@ -91,7 +91,7 @@ class ToolExecutionCostTest {
     WorkflowExecutionHistory history = harness.connection.client().fetchHistory(result.record().workflowId(), result.record().runId());
     Map<String, Integer> now = count(history.getEvents());
     WorkflowExecutionHistory before = WorkflowExecutionHistory.fromJson(new String(getClass().getClassLoader()
-        .getResourceAsStream("histories/tool-execution-completed-delivered.json").readAllBytes()));
+        .getResourceAsStream("histories/before-replay-policy-tool-execution-completed-delivered.json").readAllBytes()));
     Map<String, Integer> then = count(before.getEvents());
     System.out.println("one simple call, before the replay policy: " + then);
     System.out.println("one simple call, now:                      " + now);
