@@ -200,6 +200,37 @@ class ToolExecutionWorkflowTest {
   }
 
   @Test
+  void aWorkerLostMidSendAndTheResendUnderTheSameKeyAreTwoSends() throws Exception {
+    // The first send never answers and never heartbeats, as a killed worker: the server times it
+    // out (heartbeat, 15 s); the replay policy re-sends an idempotency_key tool under the same key.
+    dispatch.then(ScriptedDispatch.slow(25_000, ScriptedDispatch.ok(201, "{}")));
+    CallResult first = harness.gateway.call(call("keyed_tool", args(), "1", 1_000));
+    ExecutionRecord r = io.onceport.testing.Records.await(harness.directory, first.record().executionId(),
+        x -> x.state() == ExecutionState.COMPLETED, Duration.ofSeconds(40));
+    assertEquals(List.of("worker_lost", "answered"), r.sends().stream().map(ExecutionRecord.Send::observed).toList());
+    assertEquals(2, r.dispatchAttempts());
+    assertEquals(r.executionId(), r.sends().get(0).key());
+    assertEquals(r.executionId(), r.sends().get(1).key());
+    assertEquals("resend_same_key", r.sends().get(0).decision());
+    assertEquals(2, dispatch.dispatched.size());
+    assertEquals(dispatch.dispatched.get(0).executionId(), dispatch.dispatched.get(1).executionId());
+    assertTrue(journal.entries.stream().anyMatch(e -> e.executionId().equals(r.executionId())
+        && e.transition().equals("outcome_unknown") && "worker_lost".equals(e.detail().get("observed"))));
+  }
+
+  @Test
+  void anUnknownOutcomeOfAnIdempotencyKeyToolIsResentUnderTheSameKeyThenReviewed() throws Exception {
+    for (int i = 0; i < 4; i++) {
+      dispatch.then(ScriptedDispatch.unknown());
+    }
+    CallResult first = harness.gateway.call(call("keyed_tool", args(), "1", 20_000));
+    assertEquals(ExecutionState.NEEDS_REVIEW, first.record().state(), first.record().message());
+    assertEquals(4, first.record().sends().size());
+    assertEquals(4, dispatch.dispatched.size());
+    assertTrue(dispatch.dispatched.stream().allMatch(d -> d.executionId().equals(first.record().executionId())));
+  }
+
+  @Test
   void connectionRefusedBeforeAnyByteIsRetriedAndCompletes() throws Exception {
     dispatch.then(ScriptedDispatch.notSent()).then(ScriptedDispatch.notSent());
     CallResult result = harness.gateway.call(call("irreversible_tool", args(), "1", 20_000));
