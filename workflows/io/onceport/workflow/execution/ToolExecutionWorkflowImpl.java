@@ -85,7 +85,6 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
   static final Duration FALLBACK_RECHECK = Duration.ofMinutes(10);
   /** Kept for the executions of {@link ToolExecutionV1}, which re-checked every 10 s. */
   static final int RECHECK_SECONDS = 10;
-  static final int MAX_RECHECKS = 500;
   /** Calls kept on the record; later ones are counted, not stored. */
   static final int MAX_RECORDED_CALLS = 200;
 
