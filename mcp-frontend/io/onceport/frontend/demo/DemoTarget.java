@@ -69,6 +69,7 @@ public final class DemoTarget implements AutoCloseable {
   private final Map<String, ObjectNode> releasesByKey = new HashMap<>();
   private final Map<String, Stored> responsesByKey = new HashMap<>();
   private final List<LedgerEntry> ledger = new ArrayList<>();
+  private int actionsReceived;
   private int releaseSeq;
   private int notificationSeq;
   private String armedFault;
@@ -118,6 +119,14 @@ public final class DemoTarget implements AutoCloseable {
     return List.copyOf(ledger);
   }
 
+  /**
+   * Action requests (POST /v1/releases, /v1/notifications) that have arrived, counted before any
+   * delay fault holds them: a test can wait until a request is at the target instead of sleeping.
+   */
+  public synchronized int actionsReceived() {
+    return actionsReceived;
+  }
+
   @Override
   public void close() {
     server.stop(0);
@@ -131,6 +140,11 @@ public final class DemoTarget implements AutoCloseable {
       String body = readBody(exchange.getRequestBody());
       boolean action = method.equals("POST")
           && (path.equals("/v1/releases") || path.equals("/v1/notifications"));
+      if (action) {
+        synchronized (this) {
+          actionsReceived++;
+        }
+      }
       String fault = action ? takeFault(exchange.getRequestHeaders().getFirst(FAULT_HEADER)) : null;
       if (fault != null && fault.startsWith("delay=")) {
         sleep(fault);

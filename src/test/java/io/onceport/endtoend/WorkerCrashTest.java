@@ -32,6 +32,7 @@ class WorkerCrashTest {
       McpClient client = gateway.client();
       // The target holds the request for 6 s before acting: the worker dies while it waits.
       gateway.armFault("delay=6000", 1);
+      int received = gateway.target.actionsReceived();
       String id;
       try (ChildProcess first = ChildProcess.onceport(gateway.dir, worker).awaitLine("onceport: worker", Duration.ofSeconds(60))) {
         JsonNode pending = client.call(1, "send_notification", JSON.readTree("{\"message\":\"crash test\"}"));
@@ -39,7 +40,9 @@ class WorkerCrashTest {
         if (!"dispatched".equals(pending.at("/result/structuredContent/state").asText())) {
           gateway.awaitRecord(id, r -> r.state() == ExecutionState.DISPATCHED, Duration.ofSeconds(30));
         }
-        Thread.sleep(1000);
+        // Killed only once the request is at the target (held there by the delay fault).
+        io.onceport.testing.Conditions.await("the request reached the target", Duration.ofSeconds(30),
+            () -> gateway.target.actionsReceived() > received);
         first.kill9();
       }
       try (ChildProcess second = ChildProcess.onceport(gateway.dir, worker).awaitLine("onceport: worker", Duration.ofSeconds(60))) {
@@ -47,8 +50,9 @@ class WorkerCrashTest {
         assertEquals(Outcome.UNKNOWN, record.outcome());
         assertEquals(1, record.dispatchAttempts());
         assertTrue(record.message().contains("worker stopped answering"), record.message());
-        // The held request completes at the target; nothing else arrives.
-        Thread.sleep(7000);
+        // The held request completes at the target; nothing else arrives (the execution is in review).
+        io.onceport.testing.Conditions.await("the held request completed at the target", Duration.ofSeconds(30),
+            () -> gateway.target.ledger().stream().anyMatch(e -> id.equals(e.key())));
         assertEquals(1, gateway.target.ledger().stream().filter(e -> id.equals(e.key())).count());
         JsonNode retry = client.call(2, "send_notification", JSON.readTree("{\"message\":\"crash test\"}"));
         assertEquals(id, retry.at("/result/structuredContent/execution_id").asText());
