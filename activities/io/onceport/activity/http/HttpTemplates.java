@@ -7,8 +7,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import io.onceport.workflow.ErrorTypes;
+import io.onceport.workflow.contract.UrlTemplate;
 import io.temporal.failure.ApplicationFailure;
-import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -16,8 +16,10 @@ import java.util.regex.Pattern;
 
 /**
  * Renders {@code {{name}}} placeholders against one execution's arguments. {@code execution_id}
- * always names the execution, even if an argument has the same name. Every failure is a
- * non-retryable {@code INVALID_REQUEST}: the same contract and arguments would fail again.
+ * always names the execution, even if an argument has the same name. URLs are rendered by {@link
+ * UrlTemplate}, the code the front end uses for the fingerprint's target, so what is sent is what
+ * was fingerprinted. Every failure is a non-retryable {@code INVALID_REQUEST}: the same contract and
+ * arguments would fail again.
  */
 final class HttpTemplates {
   static final String EXECUTION_ID = "execution_id";
@@ -41,9 +43,27 @@ final class HttpTemplates {
     this.arguments = (ObjectNode) parsed;
   }
 
-  /** The URL with every placeholder percent-encoded as a path segment (only unreserved bytes kept). */
-  String url(String template) {
-    return substitute(template, "url", value -> percentEncode(scalarText(value.name, value.node, "url")));
+  /**
+   * The URL, rendered by {@link UrlTemplate} exactly as the front end rendered the canonical
+   * record's target: placeholders percent-encoded, {@code .}/{@code ..} segments refused.
+   *
+   * @param where names the template in messages: {@code url} or {@code status url}
+   */
+  String url(String template, String where) {
+    try {
+      return UrlTemplate.render(template, where, name -> {
+        JsonNode value = name.equals(EXECUTION_ID) ? TextNode.valueOf(executionId) : arguments.get(name);
+        if (value == null || value.isNull()) {
+          return null;
+        }
+        if (value.isContainerNode()) {
+          throw UrlTemplate.InvalidUrlException.notScalar(name, where, value.getNodeType().name().toLowerCase(java.util.Locale.ROOT));
+        }
+        return value.isTextual() ? value.textValue() : value.toString();
+      });
+    } catch (UrlTemplate.InvalidUrlException e) {
+      throw invalid(e.getMessage());
+    }
   }
 
   /** A header value or other plain text: placeholders replaced by the argument's text. */
@@ -140,22 +160,6 @@ final class HttpTemplates {
       throw invalid("Placeholder {{" + name + "}} in " + where + " needs a scalar, got " + value.getNodeType().name().toLowerCase(java.util.Locale.ROOT));
     }
     return value.isTextual() ? value.textValue() : value.toString();
-  }
-
-  /** RFC 3986: everything but unreserved characters is encoded, so a value stays one path segment or query value. */
-  static String percentEncode(String value) {
-    StringBuilder out = new StringBuilder();
-    for (byte b : value.getBytes(StandardCharsets.UTF_8)) {
-      int c = b & 0xff;
-      if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')
-          || c == '-' || c == '.' || c == '_' || c == '~') {
-        out.append((char) c);
-      } else {
-        out.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
-            .append(Character.toUpperCase(Character.forDigit(c & 0xf, 16)));
-      }
-    }
-    return out.toString();
   }
 
   static ApplicationFailure invalid(String message) {

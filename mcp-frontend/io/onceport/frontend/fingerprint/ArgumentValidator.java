@@ -7,7 +7,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.networknt.schema.Error;
 import com.networknt.schema.Schema;
 import io.onceport.frontend.contract.JsonSchemas;
+import io.onceport.workflow.contract.StatusSpec;
 import io.onceport.workflow.contract.ToolContract;
+import io.onceport.workflow.contract.UrlTemplate;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -58,7 +60,41 @@ public final class ArgumentValidator {
       }
       throw new InvalidArgumentsException(new ArrayList<>(messages));
     }
+    List<String> urlErrors = urlErrors(contract, normalized);
+    if (!urlErrors.isEmpty()) {
+      throw new InvalidArgumentsException(urlErrors);
+    }
     return normalized;
+  }
+
+  /** Stands in for the execution id, which the front end does not know yet, in a status URL. */
+  private static final String SOME_EXECUTION_ID = "act_00000000000000000000000000";
+
+  /**
+   * Arguments that cannot make the URL the HTTP channel would send — a {@code .} or {@code ..}
+   * path segment, a missing or non-scalar value — are refused here, before an execution starts,
+   * instead of failing at dispatch (see {@link UrlTemplate}).
+   */
+  private static List<String> urlErrors(ToolContract contract, ObjectNode arguments) {
+    if (contract.channel() != ToolContract.Channel.HTTP || contract.http() == null) {
+      return List.of();
+    }
+    List<String> errors = new ArrayList<>();
+    checkUrl(errors, contract.http().url(), "http.url", name -> CanonicalActionRecord.urlText(arguments, name, "http.url"));
+    StatusSpec status = contract.replay() == null ? null : contract.replay().status();
+    if (status != null) {
+      checkUrl(errors, status.url(), "replay.status.url", name -> name.equals("execution_id")
+          ? SOME_EXECUTION_ID : CanonicalActionRecord.urlText(arguments, name, "replay.status.url"));
+    }
+    return errors;
+  }
+
+  private static void checkUrl(List<String> errors, String template, String where, UrlTemplate.Values values) {
+    try {
+      UrlTemplate.render(template, where, values);
+    } catch (UrlTemplate.InvalidUrlException e) {
+      errors.add(e.placeholder() == null ? where + ": " + e.reason() : e.placeholder() + ": " + e.reason() + " (" + where + ")");
+    }
   }
 
   private static Compiled compile(String schemaText) {

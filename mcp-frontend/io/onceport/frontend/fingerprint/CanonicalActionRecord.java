@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.onceport.workflow.contract.HttpSpec;
 import io.onceport.workflow.contract.SshSpec;
 import io.onceport.workflow.contract.ToolContract;
+import io.onceport.workflow.contract.UrlTemplate;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -161,14 +162,16 @@ public final class CanonicalActionRecord {
       return key.hmac(value.isTextual() ? value.asText() : jcs(value));
     }
 
-    /** scheme://host[:port]/path of the rendered URL: no query, no fragment, no user info. */
+    /**
+     * scheme://host[:port]/path of the rendered URL: no query, no fragment, no user info. Rendered
+     * by {@link UrlTemplate}, the same rendering the HTTP channel sends, so the target is the URL
+     * that leaves (a secret placeholder stays {@code {{name}}}, its value checked all the same).
+     *
+     * @throws UrlTemplate.InvalidUrlException if the arguments cannot make a URL that is sent as
+     *     rendered ({@link ArgumentValidator} refuses such calls first)
+     */
     private String httpTarget(String urlTemplate, Set<String> secret) {
-      String rendered = substitute(urlTemplate, name -> {
-        if (secret.contains(name)) {
-          return "{{" + name + "}}";
-        }
-        return percentEncode(text(arguments.get(name)));
-      });
+      String rendered = UrlTemplate.render(urlTemplate, "url", name -> urlText(arguments, name, "url"), secret);
       String probe = rendered.replace("{{", "%7B%7B").replace("}}", "%7D%7D");
       try {
         URI u = new URI(probe);
@@ -207,26 +210,26 @@ public final class CanonicalActionRecord {
     return sb.toString();
   }
 
+  /**
+   * A URL placeholder's text as the HTTP channel renders it: strings as-is, other scalars as JSON,
+   * missing or null as null (refused by {@link UrlTemplate}), objects and arrays refused.
+   */
+  static String urlText(JsonNode arguments, String name, String where) {
+    JsonNode v = arguments.get(name);
+    if (v == null || v.isNull()) {
+      return null;
+    }
+    if (v.isContainerNode()) {
+      throw UrlTemplate.InvalidUrlException.notScalar(name, where, v.getNodeType().name().toLowerCase(Locale.ROOT));
+    }
+    return v.isTextual() ? v.asText() : v.toString();
+  }
+
   /** The text a placeholder renders to: strings as-is, other values as JSON, missing as "". */
   static String text(JsonNode v) {
     if (v == null || v.isNull() || v.isMissingNode()) {
       return "";
     }
     return v.isTextual() ? v.asText() : v.toString();
-  }
-
-  /** RFC 3986 percent-encoding of everything but unreserved characters. */
-  static String percentEncode(String s) {
-    StringBuilder sb = new StringBuilder();
-    for (byte b : s.getBytes(StandardCharsets.UTF_8)) {
-      char c = (char) (b & 0xff);
-      if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-          || c == '-' || c == '.' || c == '_' || c == '~') {
-        sb.append(c);
-      } else {
-        sb.append('%').append(String.format("%02X", b & 0xff));
-      }
-    }
-    return sb.toString();
   }
 }

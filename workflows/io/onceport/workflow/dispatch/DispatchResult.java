@@ -1,5 +1,6 @@
 package io.onceport.workflow.dispatch;
 
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -7,6 +8,10 @@ import java.util.Map;
  * selected {@code headers} and the {@code body} (capped at {@link #BODY_CAP} characters,
  * {@code truncated} says so); for SSH, {@code exitStatus}, {@code body} holds stdout and
  * {@code stderr} the error stream, both capped.
+ *
+ * @param redacted credential references whose secret the target echoed back: every occurrence in
+ *     {@code body} and {@code headers} was replaced by {@code [redacted:<reference>]} before the
+ *     result left the channel (empty when nothing was redacted; absent in older histories)
  */
 public record DispatchResult(
     Integer status,
@@ -15,7 +20,8 @@ public record DispatchResult(
     String body,
     String stderr,
     boolean truncated,
-    long elapsedMillis) {
+    long elapsedMillis,
+    List<String> redacted) {
 
   /** Characters of a response body (or stdout/stderr) kept in the record. */
   public static final int BODY_CAP = 256 * 1024;
@@ -23,14 +29,20 @@ public record DispatchResult(
   public DispatchResult {
     headers = headers == null ? Map.of() : Map.copyOf(headers);
     body = body == null ? "" : body;
+    redacted = redacted == null ? List.of() : List.copyOf(redacted);
   }
 
   public static DispatchResult http(int status, Map<String, String> headers, String body, boolean truncated, long elapsedMillis) {
-    return new DispatchResult(status, null, headers, body, null, truncated, elapsedMillis);
+    return new DispatchResult(status, null, headers, body, null, truncated, elapsedMillis, List.of());
   }
 
   public static DispatchResult ssh(int exitStatus, String stdout, String stderr, boolean truncated, long elapsedMillis) {
-    return new DispatchResult(null, exitStatus, Map.of(), stdout, stderr, truncated, elapsedMillis);
+    return new DispatchResult(null, exitStatus, Map.of(), stdout, stderr, truncated, elapsedMillis, List.of());
+  }
+
+  /** This result with {@code redacted} set: the channel removed those credentials' secrets. */
+  public DispatchResult withRedacted(List<String> references) {
+    return new DispatchResult(status, exitStatus, headers, body, stderr, truncated, elapsedMillis, references);
   }
 
   /** A 2xx HTTP status or exit status 0. */

@@ -126,14 +126,13 @@ class MultiProcessTest {
     workerTwo.close();
     McpClient client = cluster.client(portOne);
     cluster.armFault("delay=6000", 1);
-    int received = cluster.target.actionsReceived();
     List<String> seen = new CopyOnWriteArrayList<>();
     postStreaming(portOne, client, McpClient.callBody(1, "send_notification", jsonOf("{\"message\":\"multi-process crash\"}")), seen);
     String id = awaitExecutionId(seen);
     awaitRecord(id, r -> r.state() == ExecutionState.DISPATCHED, Duration.ofSeconds(30));
     // Killed only once the request is at the target (held there by the delay fault).
     io.onceport.testing.Conditions.await("the request reached the target", Duration.ofSeconds(30),
-        () -> cluster.target.actionsReceived() > received);
+        () -> cluster.target.received(id) >= 1);
     workerOne.kill9();
     ChildProcess replacement = cluster.worker(temporal, true, "w3");
     ChildProcess another = cluster.worker(temporal, true, "w4");
@@ -144,7 +143,7 @@ class MultiProcessTest {
     assertEquals(1, record.dispatchAttempts());
     // The held request completes at the target; nothing else arrives (the execution is in review).
     io.onceport.testing.Conditions.await("the held request completed at the target", Duration.ofSeconds(30),
-        () -> cluster.dispatches(id) >= 1);
+        () -> cluster.target.acted(id) >= 1);
     assertEquals(1, cluster.dispatches(id));
     JsonNode retry = cluster.client(portTwo).call(2, "send_notification", jsonOf("{\"message\":\"multi-process crash\"}"));
     assertEquals(id, retry.at("/result/structuredContent/execution_id").asText(), retry.toString());
@@ -187,7 +186,7 @@ class MultiProcessTest {
     CompletableFuture<Void> stream = postStreaming(portOne, session, body, seen);
     String lastEventId = awaitEventId(seen, "p-7", Duration.ofSeconds(20));
     String executionId = lastEventId.substring(0, lastEventId.indexOf(':'));
-    assertEquals(0, cluster.dispatches(executionId), "killed before the target acted");
+    assertEquals(0, cluster.acts(executionId), "killed before the target acted");
     frontOne.kill9();
     try {
       stream.get(10, TimeUnit.SECONDS);
@@ -213,6 +212,7 @@ class MultiProcessTest {
     assertEquals(executionId, result.at("/result/structuredContent/execution_id").asText());
     assertEquals("completed", result.at("/result/structuredContent/state").asText(), result.toString());
     assertEquals(1, cluster.dispatches(executionId));
+    assertEquals(1, cluster.acts(executionId));
   }
 
   /** Waits for an SSE {@code id:} line after which a progress notification for the token arrived. */
