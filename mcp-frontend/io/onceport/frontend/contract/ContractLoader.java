@@ -566,8 +566,14 @@ public final class ContractLoader {
       Matcher m = PLACEHOLDER.matcher(text);
       while (m.find()) {
         String name = m.group(1);
-        // {{execution_id}} names the execution everywhere a placeholder is rendered (URL, body,
-        // headers, status query, SSH argv), as HttpTemplates and RemoteCommand render it.
+        // {{execution_id}} names the execution in the body, headers, status query and SSH argv, as
+        // HttpTemplates and RemoteCommand render them. Not in http.url: the dispatch URL is part of
+        // the fingerprint (its target), computed before the execution and its id exist.
+        if (name.equals(EXECUTION_ID) && path.equals("http.url")) {
+          error(path, "{{execution_id}} cannot be part of the dispatch URL: the URL is the fingerprint's target, "
+              + "computed before the execution exists; send it in a header, the body or idempotency_header");
+          continue;
+        }
         if (properties.contains(name) || name.equals(EXECUTION_ID)) {
           continue;
         }

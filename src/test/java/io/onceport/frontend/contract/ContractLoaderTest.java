@@ -302,12 +302,12 @@ class ContractLoaderTest {
   }
 
   @Test
-  void executionIdPlaceholderIsAcceptedInEveryTemplate() throws Exception {
+  void executionIdPlaceholderIsAcceptedInEveryTemplateButTheDispatchUrl() throws Exception {
     write("h.yaml", "tool: h\n" + SCHEMA + """
         channel: http
         http:
           method: POST
-          url: 'http://h/x/{{execution_id}}'
+          url: 'http://h/x/{{version}}'
           headers: {X-Run: "{{execution_id}}"}
           body: {id: "{{execution_id}}", version: "{{version}}"}
           idempotency_header: Idempotency-Key
@@ -321,7 +321,13 @@ class ContractLoaderTest {
         """);
     ContractSet set = new ContractLoader().load(tmp);
     assertEquals(List.of("migrate", "--to", "{{version}}", "--run-id", "{{execution_id}}"), set.find("s").orElseThrow().ssh().command());
-    assertEquals("http://h/x/{{execution_id}}", set.find("h").orElseThrow().http().url());
+    assertEquals("{\"X-Run\":\"{{execution_id}}\"}", new com.fasterxml.jackson.databind.ObjectMapper()
+        .writeValueAsString(set.find("h").orElseThrow().http().headers()));
+    Files.writeString(tmp.resolve("h.yaml"), Files.readString(tmp.resolve("h.yaml")).replace("x/{{version}}", "x/{{execution_id}}"));
+    ContractLoadException e = assertThrows(ContractLoadException.class, () -> new ContractLoader().load(tmp));
+    assertEquals(List.of(tmp.resolve("h.yaml") + ":9: http.url: {{execution_id}} cannot be part of the dispatch URL: the "
+        + "URL is the fingerprint's target, computed before the execution exists; send it in a header, the body or "
+        + "idempotency_header"), e.errors());
   }
 
   @Test
