@@ -206,6 +206,10 @@ public final class ExecutionsCommand implements Runnable {
           : decision.failed ? Resolution.Decision.FAILED : Resolution.Decision.REDISPATCH;
       try (TemporalConnection connection = temporal.connect()) {
         ExecutionRecord record = load(connection, executionId);
+        if (record.state() != io.onceport.workflow.execution.ExecutionState.NEEDS_REVIEW) {
+          throw new CliException("execution " + executionId + " is " + record.view() + ", not needs_review; nothing to resolve"
+              + (record.state().isTerminal() ? " (it is finished: `onceport executions show " + executionId + "` prints its record)" : ""));
+        }
         ToolExecutionWorkflow stub = connection.client().newWorkflowStub(
             ToolExecutionWorkflow.class, record.workflowId(), Optional.of(record.runId()));
         ExecutionRecord after;
@@ -219,13 +223,17 @@ public final class ExecutionsCommand implements Runnable {
     }
   }
 
+  /** Why an update or signal failed, for an operator: the workflow's own refusal, or what Temporal said. */
   static String failureMessage(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof ApplicationFailure app) {
         return app.getOriginalMessage();
       }
+      if (t instanceof io.temporal.client.WorkflowNotFoundException) {
+        return "the workflow closed before the decision arrived (it is no longer open); nothing was changed";
+      }
     }
-    return String.valueOf(e.getMessage());
+    return "Temporal refused the request: " + TemporalErrors.innermost(e);
   }
 
   static String toJson(Object value) {
