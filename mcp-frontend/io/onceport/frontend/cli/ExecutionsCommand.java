@@ -45,6 +45,9 @@ public final class ExecutionsCommand implements Runnable {
     try {
       return directory.record(location);
     } catch (RuntimeException e) {
+      if (TemporalErrors.isDecodeFailure(e)) {
+        throw e; // the keys are wrong or missing: CliErrors names the key directory and --data
+      }
       throw new CliException(unreadable(location, e));
     }
   }
@@ -118,6 +121,9 @@ public final class ExecutionsCommand implements Runnable {
           try {
             rows.add(new Listed(location, directory.record(location), null));
           } catch (RuntimeException e) {
+            if (TemporalErrors.isDecodeFailure(e)) {
+              throw e; // wrong or missing payload keys: every row would fail; CliErrors names the key directory
+            }
             rows.add(new Listed(location, null, reason(e)));
           }
         }

@@ -47,6 +47,23 @@ final class TemporalErrors {
     return null;
   }
 
+  /**
+   * True when {@code e} is an encrypted payload this process cannot decrypt (wrong or missing
+   * payload keys) — a problem of the command's {@code --data}, not of one record. A payload that
+   * decrypts but does not map to the record (another version's result) is not one.
+   */
+  static boolean isDecodeFailure(Throwable e) {
+    if (find(e, PayloadCodecException.class) != null) {
+      return true;
+    }
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof DataConverterException && String.valueOf(t.getMessage()).contains("binary/encrypted")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** As {@link #explain}, falling back to the exception's own message. */
   static CliException explainOrWrap(RuntimeException e, String what, Path data) {
     CliException c = explain(e, what, data);
