@@ -13,16 +13,6 @@ import java.nio.file.Path;
 final class Codecs {
   private Codecs() {}
 
-  /** {@code $ONCEPORT_DATA}, else {@code ./data}: the same default as {@code --data}. */
-  static Path defaultDataDir() {
-    String env = System.getenv("ONCEPORT_DATA");
-    return env != null && !env.isEmpty() ? Path.of(env) : Path.of("data");
-  }
-
-  static DataConverter cliDataConverter() {
-    return cliDataConverter(defaultDataDir());
-  }
-
   /** The codec converter when {@code dataDir} holds payload keys, else Temporal's default. Never creates keys. */
   static DataConverter cliDataConverter(Path dataDir) {
     if (Files.exists(KeyRing.directory(dataDir).resolve("active"))) {

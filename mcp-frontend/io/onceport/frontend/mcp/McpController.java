@@ -573,9 +573,14 @@ final class McpController {
     return new Reply(result(ex, res), d, false);
   }
 
-  /** Waits until the record settles, the deadline passes or the request is cancelled. */
+  /**
+   * Waits until the record settles or waits for an operator (the agent is told that at once), the
+   * deadline passes or the request is cancelled.
+   */
   private ExecutionRecord awaitSettled(ExecutionRecord rec, long deadlineNanos, InFlightRequests.Entry f) {
-    while (!rec.isSettled() && (f == null || !f.cancelled())) {
+    while (!rec.isSettled() && rec.state() != io.onceport.workflow.execution.ExecutionState.AWAITING_APPROVAL
+        && rec.state() != io.onceport.workflow.execution.ExecutionState.AWAITING_SESSION_AUTHORIZATION
+        && (f == null || !f.cancelled())) {
       long left = deadlineNanos - System.nanoTime();
       if (left <= 0) {
         break;

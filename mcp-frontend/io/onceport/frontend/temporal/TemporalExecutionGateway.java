@@ -150,7 +150,8 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
   }
 
   /**
-   * {@link #attach}, then waits on the shared watch for whatever is left of the caller's wait. A
+   * {@link #attach}, then waits on the shared watch for whatever is left of the caller's wait, until
+   * the execution settles or waits for an operator (then the caller is told at once). A
    * caller that shared another's attach gets a record that shows its own call (once its evidence
    * was recorded; bounded, best effort).
    */
@@ -163,7 +164,7 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
       record = withOwnCall(record, attached.callId(), joined.evidence());
     }
     long deadline = call.receivedNanos() + TimeUnit.MILLISECONDS.toNanos(call.waitMillis());
-    while (!record.isSettled()) {
+    while (!hasAnswer(record)) {
       long left = deadline - System.nanoTime();
       if (left <= 0) {
         break;
@@ -190,6 +191,12 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
       current = awaitChange(current.executionId(), current.version(), Duration.ofNanos(deadline - System.nanoTime()));
     }
     return hasCall(current, callId) ? current : record;
+  }
+
+  /** Settled, or waiting for an operator: what a caller can be told now (as the workflow's attach answers). */
+  static boolean hasAnswer(ExecutionRecord record) {
+    return record.isSettled() || record.state() == io.onceport.workflow.execution.ExecutionState.AWAITING_APPROVAL
+        || record.state() == io.onceport.workflow.execution.ExecutionState.AWAITING_SESSION_AUTHORIZATION;
   }
 
   private static boolean hasCall(ExecutionRecord record, String callId) {

@@ -79,10 +79,11 @@ abstract class SdkCancellationScenarios {
 
   @Test
   void pythonSdkReadTimeoutThenRetryGetsTheFirstExecutionsResultAndTheTargetActsOnce() throws Exception {
-    Path python = PythonMcp.python();
+    Path python = PythonMcp.ready();
     gateway.armFault("delay=3000", 1);
-    try (Node22.Started client = Node22.start(List.of(python.toString(), PythonMcp.SCRIPTS.resolve("timeout_retry.py").toString(),
-        mcpUrl(), gateway.token, "py-timeout", "1.0"), PythonMcp.SCRIPTS, Map.of())) {
+    Path scripts = Path.of("src/test/python").toAbsolutePath();
+    try (Node22.Started client = Node22.start(List.of(python.toString(), scripts.resolve("timeout_retry.py").toString(),
+        mcpUrl(), gateway.token, "py-timeout", "1.0"), scripts, Map.of())) {
       JsonNode gaveUp = json(client.awaitLine("\"gave-up\"", Duration.ofSeconds(60)));
       assertTrue(gaveUp.path("message").asText().toLowerCase().contains("timed out"), gaveUp.toString());
       giveUpThenRetry(client, "py-timeout");
