@@ -578,9 +578,7 @@ final class McpController {
    * deadline passes or the request is cancelled.
    */
   private ExecutionRecord awaitSettled(ExecutionRecord rec, long deadlineNanos, InFlightRequests.Entry f) {
-    while (!rec.isSettled() && rec.state() != io.onceport.workflow.execution.ExecutionState.AWAITING_APPROVAL
-        && rec.state() != io.onceport.workflow.execution.ExecutionState.AWAITING_SESSION_AUTHORIZATION
-        && (f == null || !f.cancelled())) {
+    while (!ToolResults.answersNow(rec) && (f == null || !f.cancelled())) {
       long left = deadlineNanos - System.nanoTime();
       if (left <= 0) {
         break;

@@ -113,7 +113,7 @@ final class SseStreams {
       if (progress) {
         reported = progressEvents(ctx, ids, rec, withIds, reported);
       }
-      while (!rec.isSettled() && (request == null || !request.cancelled())) {
+      while (!ToolResults.answersNow(rec) && (request == null || !request.cancelled())) {
         long left = deadline - System.nanoTime();
         if (left <= 0) {
           break;
@@ -149,10 +149,10 @@ final class SseStreams {
       rec = after; // cancelled before dispatch: the result says so
       answerCancellation = true;
     }
-    if (gone && !rec.isSettled()) {
+    if (gone && !ToolResults.answersNow(rec)) {
       return;
     }
-    if (!rec.isSettled() && Protocol.V2025_11_25.equals(version) && withIds) {
+    if (!ToolResults.answersNow(rec) && Protocol.V2025_11_25.equals(version) && withIds) {
       return; // polling: the client reconnects with Last-Event-ID after the retry interval
     }
     ObjectNode result = ToolResults.callResult(rec, attached, contract);

@@ -58,6 +58,15 @@ final class ToolResults {
     return t;
   }
 
+  /**
+   * True when a waiting caller is answered now: the record settled, or the execution waits for an
+   * operator (the agent is told at once what to ask for, as the workflow's attach answers).
+   */
+  static boolean answersNow(ExecutionRecord r) {
+    return r.isSettled() || r.state() == ExecutionState.AWAITING_APPROVAL
+        || r.state() == ExecutionState.AWAITING_SESSION_AUTHORIZATION;
+  }
+
   /** True when a response carrying this record carries the final result (delivery is reported). */
   static boolean carriesFinalResult(ExecutionRecord r) {
     return r.state() == ExecutionState.COMPLETED || r.state() == ExecutionState.FAILED
