@@ -2,6 +2,7 @@ package io.onceport.frontend.runtime;
 
 import io.onceport.activity.codec.AesGcmPayloadCodec;
 import io.onceport.activity.codec.KeyRing;
+import io.onceport.activity.operator.OperatorRegistry;
 import io.onceport.frontend.auth.AgentRegistry;
 import io.onceport.frontend.codec.CodecServer;
 import io.onceport.frontend.contract.ContractSet;
@@ -65,8 +66,11 @@ public final class FrontendRuntime implements AutoCloseable {
     HealthChecks checks = new HealthChecks()
         .add("temporal", HealthChecks.temporalReachable(connection.stubs()))
         .add("contracts", () -> contracts.size() > 0);
-    CodecServer codec = new CodecServer(new AesGcmPayloadCodec(KeyRing.loadOrCreate(dataDir)),
-        token -> !settings.codecAuth() || agents.authenticate(token).filter(actor -> actor.startsWith("operator:")).isPresent(),
+    // The codec server answers operators only (a codec token derived from an operator key, see
+    // OperatorRegistry); agent tokens are never accepted. Its /decode shows plain payloads as they are.
+    OperatorRegistry operators = new OperatorRegistry(dataDir);
+    CodecServer codec = new CodecServer(AesGcmPayloadCodec.forDisplay(KeyRing.loadOrCreate(dataDir)),
+        token -> !settings.codecAuth() || operators.authenticateCodecToken(token).isPresent(),
         settings.codecUiOrigins(), CodecServer.DEFAULT_PREFIX);
     OpsRoutes ops = new OpsRoutes(metrics, checks);
     McpConfig config = McpConfig.newBuilder()
