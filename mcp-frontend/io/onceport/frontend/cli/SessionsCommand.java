@@ -101,15 +101,14 @@ public final class SessionsCommand implements Runnable {
     @Option(names = "--yes", description = "Do not ask for confirmation (scripts).")
     boolean yes;
 
-    @Option(names = "--by", defaultValue = "${sys:user.name}", description = "Who authorizes (default: the OS user).")
-    String by;
+    @Mixin OperatorKeyOptions operator;
 
-    @Option(names = "--reason", defaultValue = "", description = "Why; recorded in the sessions journal.")
+    @Option(names = "--reason", defaultValue = "", description = "Why; signed and recorded in the sessions journal.")
     String reason;
 
     @Override
     public void run() {
-      decide(spec, temporal, sessionId, true, reason, by, yes);
+      decide(spec, temporal, sessionId, true, reason, operator, yes);
     }
   }
 
@@ -128,27 +127,32 @@ public final class SessionsCommand implements Runnable {
     @Option(names = "--yes", description = "Do not ask for confirmation (scripts).")
     boolean yes;
 
-    @Option(names = "--by", defaultValue = "${sys:user.name}", description = "Who denies (default: the OS user).")
-    String by;
+    @Mixin OperatorKeyOptions operator;
 
     @Override
     public void run() {
       if (reason.isBlank()) {
         throw new CliException("--reason must not be empty");
       }
-      decide(spec, temporal, sessionId, false, reason, by, yes);
+      decide(spec, temporal, sessionId, false, reason, operator, yes);
     }
   }
 
-  static void decide(CommandSpec spec, TemporalOptions temporal, String sessionId, boolean authorize, String reason, String by, boolean yes) {
+  static void decide(CommandSpec spec, TemporalOptions temporal, String sessionId, boolean authorize, String reason,
+      OperatorKeyOptions operator, boolean yes) {
     PrintWriter out = spec.commandLine().getOut();
+    io.onceport.activity.operator.OperatorKey key = operator.load(); // no key, no decision: before anything is asked
+    java.time.Duration validity = operator.validity();
     try (TemporalConnection connection = temporal.connect()) {
       SessionRecord record = load(connection, sessionId);
       out.println(describe(record));
       out.flush();
       Confirmation.require(yes, (authorize ? "Authorize" : "Deny") + " session " + sessionId + " of " + record.actor() + "?");
       AgentSessionWorkflow stub = new SessionDirectory(connection).stub(sessionId);
-      SessionDecision decision = new SessionDecision("operator:" + by, reason);
+      io.onceport.workflow.operator.SignedDecision signed = OperatorCommand.sign(key, io.onceport.workflow.operator.DecisionBinding.SESSION,
+          record.sessionId(), null, authorize ? io.onceport.workflow.operator.DecisionBinding.AUTHORIZE : io.onceport.workflow.operator.DecisionBinding.DENY,
+          reason, validity);
+      SessionDecision decision = new SessionDecision(key.operator(), reason, signed.statement(), signed.signature());
       SessionRecord after;
       try {
         after = authorize ? stub.authorize(decision) : stub.deny(decision);
