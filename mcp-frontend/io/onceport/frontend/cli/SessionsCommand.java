@@ -32,9 +32,27 @@ public final class SessionsCommand implements Runnable {
     spec.commandLine().usage(spec.commandLine().getOut());
   }
 
-  static SessionRecord load(TemporalConnection connection, String sessionId) {
-    return new SessionDirectory(connection).find(sessionId).orElseThrow(() ->
+  static SessionRecord load(SessionDirectory directory, TemporalConnection connection, String sessionId) {
+    return directory.find(sessionId).orElseThrow(() ->
         new CliException("no session " + sessionId + " in namespace " + connection.namespace() + " at " + connection.target()));
+  }
+
+  /**
+   * The sessions of this deployment: session workflow ids are keyed with the fingerprint key, read
+   * from {@code --keys-from} (default {@code $ONCEPORT_DATA} or {@code ./data}) when it is there;
+   * without it sessions are found by looking through the session runs.
+   */
+  static SessionDirectory directory(TemporalConnection connection, TemporalOptions temporal) {
+    java.nio.file.Path data = temporal.keysFrom != null ? temporal.keysFrom : Codecs.defaultDataDir();
+    if (java.nio.file.Files.exists(data.resolve("keys").resolve("fingerprint.key"))) {
+      try {
+        io.onceport.frontend.fingerprint.FingerprintKey key = io.onceport.frontend.fingerprint.FingerprintKey.loadOrCreate(data);
+        return new SessionDirectory(connection, io.onceport.activity.session.SessionWorkflowIds.keyed(key::hmac));
+      } catch (java.io.IOException e) {
+        throw new CliException(e.getMessage());
+      }
+    }
+    return new SessionDirectory(connection);
   }
 
   @Command(name = "list", mixinStandardHelpOptions = true, description = "List agent sessions, newest first.")
@@ -54,7 +72,7 @@ public final class SessionsCommand implements Runnable {
         throw new CliException("--limit must be at least 1");
       }
       try (TemporalConnection connection = temporal.connect()) {
-        List<SessionRecord> sessions = new SessionDirectory(connection).list(limit);
+        List<SessionRecord> sessions = directory(connection, temporal).list(limit);
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
           out.println(ExecutionsCommand.toJson(sessions));
@@ -83,7 +101,7 @@ public final class SessionsCommand implements Runnable {
     @Override
     public void run() {
       try (TemporalConnection connection = temporal.connect()) {
-        SessionRecord record = load(connection, sessionId);
+        SessionRecord record = load(directory(connection, temporal), connection, sessionId);
         spec.commandLine().getOut().println(json ? ExecutionsCommand.toJson(record) : describe(record));
       }
     }
@@ -144,11 +162,12 @@ public final class SessionsCommand implements Runnable {
     io.onceport.activity.operator.OperatorKey key = operator.load(); // no key, no decision: before anything is asked
     java.time.Duration validity = operator.validity();
     try (TemporalConnection connection = temporal.connect()) {
-      SessionRecord record = load(connection, sessionId);
+      SessionDirectory directory = directory(connection, temporal);
+      SessionRecord record = load(directory, connection, sessionId);
       out.println(describe(record));
       out.flush();
       Confirmation.require(yes, (authorize ? "Authorize" : "Deny") + " session " + sessionId + " of " + record.actor() + "?");
-      AgentSessionWorkflow stub = new SessionDirectory(connection).stub(sessionId);
+      AgentSessionWorkflow stub = directory.stub(sessionId);
       io.onceport.workflow.operator.SignedDecision signed = OperatorCommand.sign(key, io.onceport.workflow.operator.DecisionBinding.SESSION,
           record.sessionId(), null, authorize ? io.onceport.workflow.operator.DecisionBinding.AUTHORIZE : io.onceport.workflow.operator.DecisionBinding.DENY,
           reason, validity);

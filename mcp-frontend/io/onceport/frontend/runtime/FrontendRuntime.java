@@ -79,7 +79,7 @@ public final class FrontendRuntime implements AutoCloseable {
         .allowedOrigins(settings.allowedOrigins())
         .callWait(settings.callWait())
         .sessionKey(sessionKey(key))
-        .sessionRegistry(new TemporalSessionRegistry(connection.client(), taskQueue))
+        .sessionRegistry(new TemporalSessionRegistry(connection.client(), taskQueue, sessionWorkflowIds(key)))
         .extraRoutes(routes -> {
           codec.register(routes);
           ops.register(routes);
@@ -99,6 +99,11 @@ public final class FrontendRuntime implements AutoCloseable {
       }
     }, 1, 15, TimeUnit.SECONDS);
     return new FrontendRuntime(server, gateway, counter);
+  }
+
+  /** Session workflow ids keyed with the fingerprint key: an agent cannot compute its session's workflow id. */
+  public static io.onceport.activity.session.SessionWorkflowIds sessionWorkflowIds(FingerprintKey key) {
+    return io.onceport.activity.session.SessionWorkflowIds.keyed(key::hmac);
   }
 
   /** The MCP session-signing key, derived from the data directory's fingerprint key. */
