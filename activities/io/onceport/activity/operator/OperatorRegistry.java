@@ -61,6 +61,60 @@ public final class OperatorRegistry {
     }
   }
 
+  /**
+   * What registering an operator needs, and all it needs: the name, the public key and the SHA-256
+   * of the codec token. {@code onceport operator keygen} prints it as one line ({@link #encode}) on
+   * the operator's machine, so whoever manages the data directory registers the operator without
+   * ever handling the private key.
+   */
+  public record Registration(String name, byte[] publicKey, String codecTokenSha256) {
+    static final String PREFIX = "opk1:";
+
+    public Registration {
+      OperatorKey.checkName(name);
+      Objects.requireNonNull(publicKey, "publicKey == null");
+      Objects.requireNonNull(codecTokenSha256, "codecTokenSha256 == null");
+      if (publicKey.length != 32) {
+        throw new IllegalArgumentException("Invalid Ed25519 public key: " + publicKey.length + " bytes (expected 32)");
+      }
+      if (!codecTokenSha256.matches("[0-9a-f]{64}")) {
+        throw new IllegalArgumentException("Invalid codec token hash: expected 64 lowercase hex characters");
+      }
+    }
+
+    public static Registration of(OperatorKey key) {
+      return new Registration(key.operator(), key.publicKey(), OperatorKey.codecTokenHash(key.codecToken()));
+    }
+
+    public String keyId() {
+      return OperatorKey.keyId(publicKey);
+    }
+
+    /** {@code opk1:<base64url of {"operator","public_key","codec_token_sha256"}>}. */
+    public String encode() {
+      ObjectNode n = JSON.createObjectNode();
+      n.put("operator", name);
+      n.put("public_key", Base64.getEncoder().encodeToString(publicKey));
+      n.put("codec_token_sha256", codecTokenSha256);
+      return PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(n.toString().getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** @throws IllegalArgumentException with a one-line reason when {@code text} is not a registration line */
+    public static Registration parse(String text) {
+      String t = text == null ? "" : text.strip();
+      if (!t.startsWith(PREFIX)) {
+        throw new IllegalArgumentException("not an operator registration (expected the opk1:… line `onceport operator keygen` prints)");
+      }
+      try {
+        JsonNode n = JSON.readTree(Base64.getUrlDecoder().decode(t.substring(PREFIX.length())));
+        return new Registration(n.path("operator").asText(null), Base64.getDecoder().decode(n.path("public_key").asText("")),
+            n.path("codec_token_sha256").asText(""));
+      } catch (IOException | IllegalArgumentException e) {
+        throw new IllegalArgumentException("not a valid operator registration: " + e.getMessage());
+      }
+    }
+  }
+
   /** A key no longer accepted: {@code why} is {@code rotated} or {@code removed}. */
   public record RetiredKey(String name, String keyId, String why, Instant at) {}
 
@@ -87,15 +141,20 @@ public final class OperatorRegistry {
    * @throws IllegalArgumentException when the operator is already registered
    */
   public Operator add(OperatorKey key) throws IOException {
+    return add(Registration.of(key));
+  }
+
+  /** Registers an operator from its registration (the public half only). */
+  public Operator add(Registration key) throws IOException {
     Operator[] added = new Operator[1];
     update(state -> {
-      if (state.operators().containsKey(key.operator())) {
-        throw new IllegalArgumentException("operator " + key.operator() + " is already registered (key "
-            + state.operators().get(key.operator()).keyId() + "); a new key for it: onceport operator rotate " + key.operator());
+      if (state.operators().containsKey(key.name())) {
+        throw new IllegalArgumentException("operator " + key.name() + " is already registered (key "
+            + state.operators().get(key.name()).keyId() + "); a new key for it: onceport operator rotate " + key.name());
       }
       Instant now = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
-      added[0] = new Operator(key.operator(), key.keyId(), key.publicKey(), OperatorKey.codecTokenHash(key.codecToken()), now, now);
-      state.operators().put(key.operator(), added[0]);
+      added[0] = new Operator(key.name(), key.keyId(), key.publicKey(), key.codecTokenSha256(), now, now);
+      state.operators().put(key.name(), added[0]);
     });
     return added[0];
   }
@@ -107,16 +166,24 @@ public final class OperatorRegistry {
    * @throws IllegalArgumentException when the operator is not registered
    */
   public Operator rotate(OperatorKey key) throws IOException {
+    return rotate(Registration.of(key));
+  }
+
+  /** {@link #rotate(OperatorKey)} from a registration (the public half only). */
+  public Operator rotate(Registration key) throws IOException {
     Operator[] rotated = new Operator[1];
     update(state -> {
-      Operator old = state.operators().get(key.operator());
+      Operator old = state.operators().get(key.name());
       if (old == null) {
-        throw new IllegalArgumentException("no operator " + key.operator() + " (add it: onceport operator add " + key.operator() + ")");
+        throw new IllegalArgumentException("no operator " + key.name() + " (add it: onceport operator add " + key.name() + ")");
+      }
+      if (old.keyId().equals(key.keyId())) {
+        throw new IllegalArgumentException("operator " + key.name() + " already has key " + key.keyId() + "; a rotation needs a new key");
       }
       Instant now = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
       state.retired().add(new RetiredKey(old.name(), old.keyId(), "rotated", now));
-      rotated[0] = new Operator(key.operator(), key.keyId(), key.publicKey(), OperatorKey.codecTokenHash(key.codecToken()), old.addedAt(), now);
-      state.operators().put(key.operator(), rotated[0]);
+      rotated[0] = new Operator(key.name(), key.keyId(), key.publicKey(), key.codecTokenSha256(), old.addedAt(), now);
+      state.operators().put(key.name(), rotated[0]);
     });
     return rotated[0];
   }

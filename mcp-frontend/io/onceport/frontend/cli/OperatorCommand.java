@@ -36,7 +36,7 @@ import picocli.CommandLine.Model.CommandSpec;
     description = {"Manage operators: the Ed25519 keys that sign approvals, resolutions and session decisions.",
         "The private key stays with the operator; workers know only the public key (<data>/operators.json)."},
     subcommands = {
-      OperatorCommand.Add.class, OperatorCommand.ListOperators.class, OperatorCommand.Remove.class,
+      OperatorCommand.Add.class, OperatorCommand.Keygen.class, OperatorCommand.ListOperators.class, OperatorCommand.Remove.class,
       OperatorCommand.Rotate.class, OperatorCommand.CodecToken.class, OperatorCommand.Sign.class})
 public final class OperatorCommand implements Runnable {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -93,9 +93,24 @@ public final class OperatorCommand implements Runnable {
     return String.format("%-24s %-26s key since %s, added %s", o.name(), o.keyId(), o.keySince(), o.addedAt());
   }
 
+  /** A registration line from {@code operator keygen}, for NAME. */
+  static OperatorRegistry.Registration registration(String name, String line) {
+    OperatorRegistry.Registration r;
+    try {
+      r = OperatorRegistry.Registration.parse(line);
+    } catch (IllegalArgumentException e) {
+      throw new CliException("--public-key: " + e.getMessage());
+    }
+    if (!r.name().equals(name)) {
+      throw new CliException("--public-key is " + r.name() + "'s registration, not " + name + "'s");
+    }
+    return r;
+  }
+
   @Command(name = "add", mixinStandardHelpOptions = true,
       description = {"Create an operator: an Ed25519 key pair whose private key is written to NAME's key file (0600)",
-          "and whose public key is registered in <data>/operators.json, where workers read it."})
+          "and whose public key is registered in <data>/operators.json, where workers read it.",
+          "With --public-key (printed by `operator keygen` on the operator's machine) only the public key is registered."})
   static final class Add implements Runnable {
     @Spec CommandSpec spec;
     @Mixin DataOption data;
@@ -104,6 +119,10 @@ public final class OperatorCommand implements Runnable {
     @Parameters(paramLabel = "NAME", description = "Operator name, e.g. carol; recorded as the decider exactly as given.")
     String name;
 
+    @Option(names = "--public-key", paramLabel = "opk1:…",
+        description = "Register this public key (from `onceport operator keygen NAME`) instead of making a key pair here.")
+    String publicKey;
+
     @Override
     public void run() {
       try {
@@ -111,11 +130,21 @@ public final class OperatorCommand implements Runnable {
       } catch (IllegalArgumentException e) {
         throw new CliException(e.getMessage());
       }
-      Path file = location.file(name, data.data);
       OperatorRegistry registry = new OperatorRegistry(data.data);
       registry.find(name).ifPresent(o -> {
         throw new CliException("operator " + name + " is already registered (key " + o.keyId() + "); a new key: onceport operator rotate " + name);
       });
+      if (publicKey != null) {
+        OperatorRegistry.Registration r = registration(name, publicKey);
+        try {
+          registry.add(r);
+        } catch (IOException | IllegalArgumentException e) {
+          throw new CliException("cannot register " + name + " in " + registry.file() + ": " + e.getMessage());
+        }
+        spec.commandLine().getOut().println("operator " + name + " registered in " + registry.file() + " (key " + r.keyId() + ")");
+        return;
+      }
+      Path file = location.file(name, data.data);
       OperatorKey key = OperatorKey.generate(name);
       try {
         key.write(file, false);
@@ -139,6 +168,42 @@ public final class OperatorCommand implements Runnable {
       out.println("operator " + name + " registered in " + registry.file() + " (key " + key.keyId() + ")");
       out.println("private key: " + file + " (0600; keep it with " + name + ": whoever holds it decides as " + name + ")");
       out.flush();
+    }
+  }
+
+  @Command(name = "keygen", mixinStandardHelpOptions = true,
+      description = {"On the operator's own machine: make NAME's key pair (private key to the key file, 0600) and print",
+          "the line that registers its public half: `onceport operator add NAME --public-key opk1:…` where workers run."})
+  static final class Keygen implements Runnable {
+    @Spec CommandSpec spec;
+    @Mixin KeyLocation location;
+
+    @Parameters(paramLabel = "NAME")
+    String name;
+
+    @Option(names = "--rotate", description = "Replace NAME's existing key file (then register with `operator rotate NAME --public-key …`).")
+    boolean rotate;
+
+    @Override
+    public void run() {
+      OperatorKey key;
+      try {
+        key = OperatorKey.generate(name);
+      } catch (IllegalArgumentException e) {
+        throw new CliException(e.getMessage());
+      }
+      Path file = location.file(name, Path.of(System.getenv().getOrDefault("ONCEPORT_DATA", "data")));
+      try {
+        key.write(file, rotate);
+      } catch (FileAlreadyExistsException e) {
+        throw new CliException(file + " already exists (a new key for " + name + ": add --rotate)");
+      } catch (IOException e) {
+        throw new CliException("cannot write " + file + ": " + e.getMessage(), e);
+      }
+      String line = OperatorRegistry.Registration.of(key).encode();
+      spec.commandLine().getErr().println("private key: " + file + " (0600; it stays here). Key " + key.keyId() + ". Register it where workers run:");
+      spec.commandLine().getErr().println("  onceport operator " + (rotate ? "rotate" : "add") + " " + name + " --public-key " + line);
+      spec.commandLine().getOut().println(line);
     }
   }
 
@@ -194,11 +259,26 @@ public final class OperatorCommand implements Runnable {
     @Parameters(paramLabel = "NAME")
     String name;
 
+    @Option(names = "--public-key", paramLabel = "opk1:…",
+        description = "Register this new public key (from `onceport operator keygen NAME --rotate`) instead of making one here.")
+    String publicKey;
+
     @Override
     public void run() {
       OperatorRegistry registry = new OperatorRegistry(data.data);
       OperatorRegistry.Operator old = registry.find(name).orElseThrow(() ->
           new CliException("no operator " + name + " in " + registry.file() + " (add it: onceport operator add " + name + ")"));
+      if (publicKey != null) {
+        OperatorRegistry.Registration r = registration(name, publicKey);
+        try {
+          registry.rotate(r);
+        } catch (IOException | IllegalArgumentException e) {
+          throw new CliException("cannot rotate " + name + "'s key: " + e.getMessage());
+        }
+        spec.commandLine().getOut().println("operator " + name + ": new key " + r.keyId() + "; old key " + old.keyId()
+            + " retired (statements signed with it are refused)");
+        return;
+      }
       Path file = location.file(name, data.data);
       OperatorKey key = OperatorKey.generate(name);
       try {

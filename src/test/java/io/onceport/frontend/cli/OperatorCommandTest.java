@@ -179,6 +179,37 @@ class OperatorCommandTest {
     assertEquals("carol", new OperatorRegistry(data()).authenticateCodecToken(token.out().strip()).orElseThrow());
   }
 
+  @Test
+  void keygenOnTheOperatorsMachineAndAddWithThePublicKeyNeverMoveThePrivateKey() throws Exception {
+    Path operatorKeys = dir.resolve("carols-laptop/.config/onceport/operators");
+    Run keygen = run("operator", "keygen", "carol", "--key-dir", operatorKeys.toString());
+    assertEquals(0, keygen.exit(), keygen.err());
+    String line = keygen.out().strip();
+    assertTrue(line.startsWith("opk1:"), line);
+    OperatorKey key = OperatorKey.load(operatorKeys.resolve("carol.key"));
+    assertTrue(keygen.err().contains("onceport operator add carol --public-key " + line), keygen.err());
+    String seed = JSON.readTree(Files.readString(operatorKeys.resolve("carol.key"))).get("private_key").asText();
+    assertFalse(line.contains(seed));
+
+    Run add = run("operator", "add", "carol", "--data", data().toString(), "--public-key", line);
+    assertEquals(new Run(0, "operator carol registered in " + data().resolve("operators.json") + " (key " + key.keyId() + ")\n", ""), add);
+    assertEquals("carol", new OperatorRegistry(data()).authenticateCodecToken(key.codecToken()).orElseThrow());
+    assertEquals(new Run(1, "", "onceport: --public-key is carol's registration, not dave's\n"),
+        run("operator", "add", "dave", "--data", data().toString(), "--public-key", line));
+    assertEquals(new Run(1, "", "onceport: --public-key: not an operator registration (expected the opk1:… line `onceport operator keygen` prints)\n"),
+        run("operator", "add", "dave", "--data", data().toString(), "--public-key", "ssh-ed25519 AAAA"));
+
+    Run again = run("operator", "keygen", "carol", "--key-dir", operatorKeys.toString());
+    assertEquals(1, again.exit());
+    Run rotated = run("operator", "keygen", "carol", "--key-dir", operatorKeys.toString(), "--rotate");
+    assertEquals(0, rotated.exit(), rotated.err());
+    OperatorKey next = OperatorKey.load(operatorKeys.resolve("carol.key"));
+    Run rotate = run("operator", "rotate", "carol", "--data", data().toString(), "--public-key", rotated.out().strip());
+    assertEquals(new Run(0, "operator carol: new key " + next.keyId() + "; old key " + key.keyId()
+        + " retired (statements signed with it are refused)\n", ""), rotate);
+    assertEquals(next.keyId(), new OperatorRegistry(data()).find("carol").orElseThrow().keyId());
+  }
+
   private static <T> List<T> names(java.util.Iterator<T> it) {
     List<T> out = new java.util.ArrayList<>();
     it.forEachRemaining(out::add);
