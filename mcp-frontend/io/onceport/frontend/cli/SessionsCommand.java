@@ -101,8 +101,11 @@ public final class SessionsCommand implements Runnable {
     @Override
     public void run() {
       try (TemporalConnection connection = temporal.connect()) {
-        SessionRecord record = load(directory(connection, temporal), connection, sessionId);
-        spec.commandLine().getOut().println(json ? ExecutionsCommand.toJson(record) : describe(record));
+        SessionDirectory directory = directory(connection, temporal);
+        SessionRecord record = load(directory, connection, sessionId);
+        // The workflow id (keyed, not derivable by an agent) is what the Temporal UI needs to send a decision.
+        String workflow = directory.workflowIdOf(sessionId).map(id -> "\nworkflow    " + id).orElse("");
+        spec.commandLine().getOut().println(json ? ExecutionsCommand.toJson(record) : describe(record) + workflow);
       }
     }
   }

@@ -66,6 +66,7 @@ class KeyedSessionWorkflowIdTest {
       String shown = cli("sessions", "show", sessionId, "--temporal", gateway.engine.target(), "--keys-from", gateway.data.toString());
       assertTrue(shown.contains("session     " + sessionId), shown);
       assertTrue(shown.contains("actor       agent:deployer"), shown);
+      assertTrue(shown.contains("workflow    " + workflowId), "the UI needs the workflow id: " + shown);
     }
   }
 
