@@ -15,7 +15,7 @@ import picocli.CommandLine.Command;
     name = "contracts",
     mixinStandardHelpOptions = true,
     description = "Work with tool contracts (contracts/*.yaml).",
-    subcommands = {ContractsCommand.Check.class})
+    subcommands = {ContractsCommand.Check.class, ImportMcpCommand.class, ImportOpenApiCommand.class})
 public final class ContractsCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -31,6 +31,15 @@ public final class ContractsCommand implements Runnable {
       description = "Load every contract in DIR and report each tool, or every error (exit 1).")
   static final class Check implements Runnable {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @CommandLine.Option(names = "--upstream",
+        description = "Also ask every upstream MCP server the mcp contracts name for its tools now, and report what changed "
+            + "since import (a tool gone, a schema changed, a hint or tools.idempotency withdrawn): exit 1 if anything did.")
+    boolean upstream;
+
+    @CommandLine.Option(names = "--token-env", paramLabel = "VAR",
+        description = "With --upstream: environment variable holding a bearer token for HTTP upstreams.")
+    String tokenEnv;
 
     @CommandLine.Parameters(index = "0", arity = "0..1", defaultValue = "contracts", paramLabel = "DIR",
         description = "Directory of *.yaml contracts (default: ${DEFAULT-VALUE}).")
@@ -55,6 +64,14 @@ public final class ContractsCommand implements Runnable {
       }
       for (String w : set.warnings()) {
         out.println("warning: " + w);
+      }
+      if (upstream) {
+        int changed = UpstreamCheck.run(set, ImportMcpCommand.UpstreamAccess.bearer(tokenEnv), 30_000, out);
+        out.flush();
+        if (changed > 0) {
+          throw new CliException(dir + ": " + changed + (changed == 1 ? " upstream change" : " upstream changes")
+              + " not reflected in the contracts (nothing was applied; re-import to adopt them)");
+        }
       }
       out.flush();
     }

@@ -91,6 +91,11 @@ final class RoleCommands {
         description = "Serve /metrics, /healthz and /readyz on this address (a worker has no MCP listener).")
     String metricsListen;
 
+    @Option(names = "--allowed-host", paramLabel = "HOST", split = ",",
+        description = "A host name scrapers use to reach --metrics-listen (the Host header; repeatable). Default: the "
+            + "loopback names on a loopback address, any host elsewhere.")
+    List<String> allowedHosts = new ArrayList<>();
+
     @Override
     public Integer call() throws Exception {
       common.validate();
@@ -106,7 +111,8 @@ final class RoleCommands {
         if (metricsListen != null) {
           HostPort at = ServeCommand.parse("--metrics-listen", metricsListen);
           running.add(MetricsServer.start(at.host(), at.port(), metrics,
-              new HealthChecks().add("temporal", HealthChecks.temporalReachable(connection.stubs()))));
+              new HealthChecks().add("temporal", HealthChecks.temporalReachable(connection.stubs())),
+              io.onceport.frontend.mcp.HostOriginPolicy.lenient(at.host(), RoleOptions.allowedHosts(allowedHosts))));
         }
       } catch (RuntimeException e) {
         closeAll(running);

@@ -8,7 +8,6 @@ import io.onceport.frontend.ops.Metrics;
 import io.onceport.frontend.runtime.FrontendSettings;
 import io.onceport.frontend.runtime.HostPort;
 import io.onceport.frontend.temporal.TemporalConnection;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -56,7 +55,7 @@ final class RoleOptions {
         throw new CliException("--log-format must be 'text' or 'json', not '" + logFormat + "'");
       }
       LogFormat.use(logFormat);
-      Files.createDirectories(data);
+      io.onceport.activity.files.PrivateFiles.createDirectories(data); // 0700 when created here, whatever the umask
     }
 
     TemporalConnection connect(String target, boolean embeddedEngine, Metrics metrics) {
@@ -95,6 +94,21 @@ final class RoleOptions {
     }
   }
 
+  /** {@code --allowed-host} values checked: host names without port, IPv6 literals with or without brackets. */
+  static List<String> allowedHosts(List<String> values) {
+    List<String> hosts = new ArrayList<>();
+    for (String v : values) {
+      String h = v == null ? "" : v.strip();
+      boolean bracketed = h.startsWith("[") && h.endsWith("]");
+      if (h.isEmpty() || h.contains("/") || h.contains(" ") || (!bracketed && h.chars().filter(c -> c == ':').count() == 1)
+          || (h.startsWith("[") && !bracketed)) {
+        throw new CliException("--allowed-host takes a host name without scheme, port or path (e.g. mcp.example.com), not '" + v + "'");
+      }
+      hosts.add(h);
+    }
+    return hosts;
+  }
+
   /** The front-end role: the MCP listener and what it accepts. */
   static final class Frontend {
     @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:8765",
@@ -110,6 +124,12 @@ final class RoleOptions {
 
     @Option(names = "--allowed-origin", paramLabel = "ORIGIN", split = ",", description = "An Origin allowed besides loopback origins (repeatable).")
     List<String> allowedOrigins = new ArrayList<>();
+
+    @Option(names = "--allowed-host", paramLabel = "HOST", split = ",",
+        description = "A host name clients use to reach this listener (the Host header without port; repeatable). "
+            + "Required when --listen is not a loopback address; default: localhost, 127.0.0.1, [::1]. Checked on every "
+            + "route (/mcp, /codec, /metrics, /healthz, /readyz) against DNS rebinding.")
+    List<String> allowedHosts = new ArrayList<>();
 
     @Option(names = "--allow-anonymous",
         description = "Accept requests without a bearer token as actor 'anonymous' (loopback only; for conformance testing).")
@@ -129,13 +149,19 @@ final class RoleOptions {
       if (allowAnonymous && !mcp.isLoopback()) {
         throw new CliException("--allow-anonymous is refused unless --listen is a loopback address");
       }
+      List<String> hosts = RoleOptions.allowedHosts(allowedHosts);
+      if (hosts.isEmpty() && !mcp.isLoopback()) {
+        throw new CliException("--listen " + mcp + " is not a loopback address: name the host names clients use to reach it "
+            + "with --allowed-host (repeatable, e.g. --allowed-host mcp.example.com); any other Host header is refused");
+      }
       if (!codecAuth.equals("token") && !codecAuth.equals("none")) {
         throw new CliException("--codec-auth must be 'token' or 'none', not '" + codecAuth + "'");
       }
       if (callWait.isNegative()) {
         throw new CliException("--call-wait must not be negative");
       }
-      return new FrontendSettings(mcp, callWait, allowedOrigins, allowAnonymous, sessionPolicy, codecUiOrigins, codecAuth.equals("token"));
+      return new FrontendSettings(mcp, callWait, allowedOrigins, allowAnonymous, sessionPolicy, codecUiOrigins,
+          codecAuth.equals("token"), hosts);
     }
   }
 }

@@ -21,6 +21,7 @@ public final class McpConfig {
   private final List<String> allowedOrigins;
   private final boolean allowLoopbackOrigins;
   private final List<String> allowedHosts;
+  private final List<String> extraRouteOrigins;
   private final Duration callWait;
   private final Duration sessionTtl;
   private final Duration sseRetry;
@@ -42,6 +43,7 @@ public final class McpConfig {
     this.allowedOrigins = List.copyOf(b.allowedOrigins);
     this.allowLoopbackOrigins = b.allowLoopbackOrigins;
     this.allowedHosts = List.copyOf(b.allowedHosts);
+    this.extraRouteOrigins = List.copyOf(b.extraRouteOrigins);
     this.callWait = b.callWait;
     this.sessionTtl = b.sessionTtl;
     this.sseRetry = b.sseRetry;
@@ -67,6 +69,8 @@ public final class McpConfig {
   public List<String> allowedOrigins() { return allowedOrigins; }
   public boolean allowLoopbackOrigins() { return allowLoopbackOrigins; }
   public List<String> allowedHosts() { return allowedHosts; }
+  /** Origins allowed on the extra routes besides {@link #allowedOrigins()} (the Temporal UI, for the codec server). */
+  public List<String> extraRouteOrigins() { return extraRouteOrigins; }
   public Duration callWait() { return callWait; }
   public Duration sessionTtl() { return sessionTtl; }
   public Duration sseRetry() { return sseRetry; }
@@ -90,6 +94,7 @@ public final class McpConfig {
     private List<String> allowedOrigins = List.of();
     private boolean allowLoopbackOrigins = true;
     private List<String> allowedHosts = List.of();
+    private List<String> extraRouteOrigins = List.of();
     private Duration callWait = Duration.ofSeconds(30);
     private Duration sessionTtl = Duration.ofHours(24);
     private Duration sseRetry = Duration.ofSeconds(1);
@@ -159,9 +164,9 @@ public final class McpConfig {
     }
 
     /**
-     * Host names (without port) accepted in the {@code Host} header, against DNS rebinding. Empty
-     * (default): when listening on loopback only localhost, 127.0.0.1 and [::1] are accepted; on
-     * other addresses any host is.
+     * Host names (without port) accepted in the {@code Host} header on every route, against DNS
+     * rebinding. Empty (default): localhost, 127.0.0.1 and [::1] — and a server listening on any
+     * other address refuses to start (it cannot know the names its clients use).
      */
     public Builder allowedHosts(List<String> hosts) {
       Objects.requireNonNull(hosts, "hosts == null");
@@ -171,6 +176,23 @@ public final class McpConfig {
         }
       }
       this.allowedHosts = hosts.stream().map(h -> h.toLowerCase(java.util.Locale.ROOT)).toList();
+      return this;
+    }
+
+    /**
+     * Origins (scheme://host[:port]; a trailing slash is dropped) allowed on the extra routes in
+     * addition to {@link #allowedOrigins}: the Temporal UI's, which calls the codec server from the
+     * operator's browser. {@code /mcp} does not accept them.
+     */
+    public Builder extraRouteOrigins(List<String> origins) {
+      Objects.requireNonNull(origins, "origins == null");
+      List<String> normalized = origins.stream().map(o -> o == null ? null : o.replaceAll("/+$", "")).toList();
+      for (String o : normalized) {
+        if (o == null || !o.matches("https?://[^/\\s]+")) {
+          throw new IllegalArgumentException("Invalid origin: " + o + " (expected scheme://host[:port])");
+        }
+      }
+      this.extraRouteOrigins = normalized;
       return this;
     }
 

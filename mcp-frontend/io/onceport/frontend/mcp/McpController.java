@@ -12,7 +12,6 @@ import io.onceport.workflow.contract.ToolContract;
 import io.onceport.workflow.execution.AttachedCall;
 import io.onceport.workflow.execution.CancelRequest;
 import io.onceport.workflow.execution.ExecutionRecord;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -71,15 +70,8 @@ final class McpController {
       throw McpException.http(406, McpException.TRANSPORT,
           "Not Acceptable: the client must accept application/json or text/event-stream", null);
     }
-    JsonNode msg;
-    try {
-      msg = Json.MAPPER.readTree(ctx.bodyAsBytes());
-    } catch (IOException e) {
-      throw McpException.http(400, McpException.PARSE_ERROR, "Parse error: the body is not valid JSON", null);
-    }
-    if (msg == null || msg.isMissingNode()) {
-      throw McpException.http(400, McpException.PARSE_ERROR, "Parse error: empty body", null);
-    }
+    Transport.checkContentType(ctx);
+    JsonNode msg = Json.parseRequest(ctx.bodyAsBytes());
     if (msg.isArray()) {
       postBatch(ctx, actor, (ArrayNode) msg);
       return;
@@ -174,6 +166,7 @@ final class McpController {
     if (params != null && !params.isObject()) {
       throw McpException.rpc(McpException.INVALID_PARAMS, "Invalid params: params must be an object", id);
     }
+    Transport.checkIntentKey(ctx, method, params, id);
     String headerVersion = ctx.header("MCP-Protocol-Version");
     JsonNode meta = params == null ? Json.MAPPER.missingNode() : params.path("_meta");
     String metaVersion = meta.path(Protocol.META_VERSION).isTextual() ? meta.get(Protocol.META_VERSION).asText() : null;
@@ -336,7 +329,7 @@ final class McpController {
     } catch (McpException e) {
       throw e.id == null ? e.withId(ex.id()) : e;
     } catch (GatewayException e) {
-      if (e.kind() == GatewayException.Kind.UNKNOWN_TOOL) {
+      if (e.kind() == GatewayException.Kind.UNKNOWN_TOOL || e.kind() == GatewayException.Kind.TOO_LARGE) {
         throw McpException.rpc(McpException.INVALID_PARAMS, e.getMessage(), ex.id());
       }
       throw McpException.rpc(McpException.INTERNAL_ERROR, "Execution layer: " + e.getMessage(), ex.id());
@@ -397,7 +390,7 @@ final class McpController {
     ArrayNode versions = r.putArray("supportedVersions");
     Protocol.ALL.forEach(versions::add);
     ObjectNode caps = r.putObject("capabilities");
-    caps.putObject("tools");
+    caps.putObject("tools").putObject("idempotency"); // SEP-3182: params.idempotencyKey is honoured
     caps.putObject("extensions").putObject(Protocol.TASKS_EXTENSION);
     r.put("instructions", instructions());
     r.put("ttlMs", 60_000);
@@ -426,7 +419,7 @@ final class McpController {
     ObjectNode r = Json.object();
     r.put("protocolVersion", version);
     ObjectNode caps = r.putObject("capabilities");
-    caps.putObject("tools").put("listChanged", false);
+    caps.putObject("tools").put("listChanged", false).putObject("idempotency"); // SEP-3182: params.idempotencyKey is honoured
     caps.putObject("logging");
     if (Protocol.hasTasks(version)) {
       ObjectNode t = caps.putObject("tasks");
@@ -488,7 +481,7 @@ final class McpController {
     }
     JsonNode meta = ex.meta();
     String runId = text(meta.path("onceport/run"), ex.ctx().header("Onceport-Run"));
-    String intentKey = text(meta.path("onceport/intent"), ex.ctx().header("Idempotency-Key"));
+    String intentKey = intentKey(ex, p, meta);
     boolean taskRequested = !ex.modern() && p.path("task").isObject() && Protocol.hasTasks(ex.protocolVersion());
     boolean modernTasks = ex.modern() && meta.path(Protocol.META_CLIENT_CAPABILITIES).path("extensions")
         .has(Protocol.TASKS_EXTENSION);
@@ -571,6 +564,28 @@ final class McpController {
       }
     }
     return null;
+  }
+
+  /**
+   * The client's intent key: {@code params.idempotencyKey} (the SEP-3182 field), {@code _meta}
+   * {@code "onceport/intent"} or header {@code Idempotency-Key}, all with the same meaning. Two that
+   * differ are refused: guessing which one the client meant could merge two intents.
+   */
+  private static String intentKey(Exchange ex, JsonNode params, JsonNode meta) {
+    JsonNode k = params.get("idempotencyKey");
+    String proposed = null;
+    if (k != null && !k.isNull()) {
+      if (!k.isTextual() || k.asText().isBlank()) {
+        throw McpException.rpc(McpException.INVALID_PARAMS, "Invalid params: idempotencyKey must be a non-empty string", ex.id());
+      }
+      proposed = k.asText();
+    }
+    String other = text(meta.path("onceport/intent"), ex.ctx().header("Idempotency-Key"));
+    if (proposed != null && other != null && !proposed.equals(other)) {
+      throw McpException.rpc(McpException.INVALID_PARAMS, "Invalid params: idempotencyKey differs from the intent key in "
+          + "_meta onceport/intent or the Idempotency-Key header; send one key", ex.id());
+    }
+    return proposed != null ? proposed : other;
   }
 
   private static String text(JsonNode node, String fallback) {

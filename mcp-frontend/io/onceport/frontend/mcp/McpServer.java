@@ -29,13 +29,15 @@ public final class McpServer {
       throw new IllegalArgumentException("anonymous access is only permitted on a loopback address, not "
           + config.listenHost());
     }
-    McpController mcp = new McpController(config, gateway, new Transport(config, authenticator));
+    Transport transport = new Transport(config, authenticator); // refuses a listener off loopback without allowed hosts
+    McpController mcp = new McpController(config, gateway, transport);
     this.app = Javalin.create(cfg -> {
       cfg.startup.showJavalinBanner = false;
       cfg.startup.showOldJavalinVersionWarning = false;
       cfg.http.maxRequestSize = 4L * 1024 * 1024;
       cfg.jetty.host = config.listenHost();
       cfg.jetty.port = config.listenPort();
+      cfg.routes.before(transport::checkRoute); // every route, /metrics, /readyz, /codec/* and 404s included
       cfg.routes.post("/mcp", mcp::post);
       cfg.routes.get("/mcp", mcp::get);
       cfg.routes.delete("/mcp", mcp::delete);

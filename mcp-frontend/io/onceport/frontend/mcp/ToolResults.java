@@ -109,6 +109,10 @@ final class ToolResults {
     if (contract != null && contract.outputSchema() != null) {
       // The contract promises its own shape: structuredContent is the target's JSON body.
       structured = r.state() == ExecutionState.COMPLETED ? parseOrNull(body) : null;
+      if (structured != null && contract.channel() == ToolContract.Channel.MCP) {
+        // An upstream MCP tool's structured result is the structuredContent of its CallToolResult.
+        structured = structured.get("structuredContent") instanceof ObjectNode o ? o : null;
+      }
     }
     if (structured != null) {
       res.set("structuredContent", structured);

@@ -77,6 +77,8 @@ public final class FrontendRuntime implements AutoCloseable {
         .listenHost(settings.listen().host()).listenPort(settings.listen().port())
         .allowAnonymous(settings.allowAnonymous())
         .allowedOrigins(settings.allowedOrigins())
+        .allowedHosts(settings.allowedHosts())
+        .extraRouteOrigins(settings.codecUiOrigins())
         .callWait(settings.callWait())
         .sessionKey(sessionKey(key))
         .sessionRegistry(new TemporalSessionRegistry(connection.client(), taskQueue, sessionWorkflowIds(key)))

@@ -10,15 +10,28 @@ import java.util.Objects;
  * @param sessionPolicy {@code operator|auto}, stamped on every call for the workers' ladder
  * @param codecUiOrigins Temporal UI origins allowed to call the codec server
  * @param codecAuth true when the codec server requires an operator token
+ * @param allowedHosts host names accepted in the {@code Host} header on every route; empty means
+ *     the loopback names, and is refused when {@code listen} is not a loopback address
  */
 public record FrontendSettings(
     HostPort listen, Duration callWait, List<String> allowedOrigins, boolean allowAnonymous, String sessionPolicy,
-    List<String> codecUiOrigins, boolean codecAuth) {
+    List<String> codecUiOrigins, boolean codecAuth, List<String> allowedHosts) {
   public FrontendSettings {
     Objects.requireNonNull(listen, "listen == null");
     Objects.requireNonNull(callWait, "callWait == null");
     allowedOrigins = List.copyOf(allowedOrigins);
     codecUiOrigins = List.copyOf(codecUiOrigins);
+    allowedHosts = List.copyOf(allowedHosts);
+    if (allowedHosts.isEmpty() && !listen.isLoopback()) {
+      throw new IllegalArgumentException("listening on " + listen + ", which is not a loopback address, needs allowed hosts "
+          + "(--allowed-host NAME)");
+    }
+  }
+
+  /** Settings accepting only the loopback host names (listen must be a loopback address). */
+  public FrontendSettings(HostPort listen, Duration callWait, List<String> allowedOrigins, boolean allowAnonymous,
+      String sessionPolicy, List<String> codecUiOrigins, boolean codecAuth) {
+    this(listen, callWait, allowedOrigins, allowAnonymous, sessionPolicy, codecUiOrigins, codecAuth, List.of());
   }
 
   /** These settings with {@code origin} also allowed to call the codec server (no duplicate). */
@@ -29,7 +42,7 @@ public record FrontendSettings(
     }
     List<String> origins = new java.util.ArrayList<>(codecUiOrigins);
     origins.add(origin);
-    return new FrontendSettings(listen, callWait, allowedOrigins, allowAnonymous, sessionPolicy, origins, codecAuth);
+    return new FrontendSettings(listen, callWait, allowedOrigins, allowAnonymous, sessionPolicy, origins, codecAuth, allowedHosts);
   }
 
   /** Loopback on a free port, everything else default: for tests and benchmarks. */

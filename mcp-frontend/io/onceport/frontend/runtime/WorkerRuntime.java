@@ -35,8 +35,11 @@ public final class WorkerRuntime implements AutoCloseable {
   private final VaultLockWatcher lockWatcher;
   private final DispatchActivitiesImpl dispatch;
   private final WorkerHost host;
+  private final io.onceport.activity.mcp.McpUpstreams mcpUpstreams;
 
-  private WorkerRuntime(Journals journals, VaultService vault, VaultLockWatcher lockWatcher, DispatchActivitiesImpl dispatch, WorkerHost host) {
+  private WorkerRuntime(Journals journals, VaultService vault, VaultLockWatcher lockWatcher, DispatchActivitiesImpl dispatch, WorkerHost host,
+      io.onceport.activity.mcp.McpUpstreams mcpUpstreams) {
+    this.mcpUpstreams = mcpUpstreams;
     this.journals = journals;
     this.vault = vault;
     this.lockWatcher = lockWatcher;
@@ -55,8 +58,10 @@ public final class WorkerRuntime implements AutoCloseable {
       String sessionPolicy, Duration approvalTimeout, String journalWriter) {
     Journals journals = Journals.open(dataDir, journalWriter == null ? Journals.defaultWriterId() : journalWriter);
     CredentialResolver credentials = vault == null ? CredentialResolver.NONE : vault;
+    io.onceport.activity.mcp.McpUpstreams mcpUpstreams = new io.onceport.activity.mcp.McpUpstreams();
     DispatchActivitiesImpl dispatch = new DispatchActivitiesImpl(
-        Map.of(ToolContract.Channel.HTTP, new HttpChannel(), ToolContract.Channel.SSH, new SshChannel()),
+        Map.of(ToolContract.Channel.HTTP, new HttpChannel(), ToolContract.Channel.SSH, new SshChannel(),
+            ToolContract.Channel.MCP, new io.onceport.activity.mcp.McpChannel(mcpUpstreams)),
         journals.dispatchJournal(), credentials);
     io.onceport.frontend.fingerprint.FingerprintKey fingerprintKey;
     try {
@@ -80,7 +85,12 @@ public final class WorkerRuntime implements AutoCloseable {
         LoggerFactory.getLogger(WorkerRuntime.class).info("vault locked: {} waiting executions re-check their authorization", n);
       }
     });
-    return new WorkerRuntime(journals, vault, watcher, dispatch, host);
+    return new WorkerRuntime(journals, vault, watcher, dispatch, host, mcpUpstreams);
+  }
+
+  /** The upstream MCP servers this worker calls (stdio ones are processes it supervises). */
+  public io.onceport.activity.mcp.McpUpstreams mcpUpstreams() {
+    return mcpUpstreams;
   }
 
   public Journals journals() {
@@ -92,6 +102,7 @@ public final class WorkerRuntime implements AutoCloseable {
     lockWatcher.close();
     host.close();
     dispatch.close();
+    mcpUpstreams.close();
     journals.close();
     if (vault != null) {
       vault.close();

@@ -63,6 +63,20 @@ public final class TemporalCliServer implements AutoCloseable {
   }
 
   /**
+   * The command run under {@code umask 077} (through {@code /bin/sh}, which {@code exec}s it, so the
+   * process is the server itself): the server creates {@code temporal.db} and its journal files
+   * in the data directory, and they must be the owner's alone whatever umask Onceport was started with.
+   */
+  static List<String> ownerOnly(List<String> command) {
+    if (!Files.isExecutable(Path.of("/bin/sh"))) {
+      return command;
+    }
+    List<String> wrapped = new ArrayList<>(List.of("/bin/sh", "-c", "umask 077 && exec \"$0\" \"$@\""));
+    wrapped.addAll(command);
+    return wrapped;
+  }
+
+  /**
    * Starts the server and waits until its frontend answers.
    *
    * @param dataDir holds {@code temporal.db} (the server's state) and {@code temporal-server.log}
@@ -97,8 +111,9 @@ public final class TemporalCliServer implements AutoCloseable {
     Path log = dataDir.resolve("temporal-server.log");
     Process process;
     try {
-      Files.createDirectories(dataDir);
-      process = new ProcessBuilder(command)
+      io.onceport.activity.files.PrivateFiles.createDirectories(dataDir); // temporal.db's directory: 0700
+      io.onceport.activity.files.PrivateFiles.touch(log);
+      process = new ProcessBuilder(ownerOnly(command))
           .redirectErrorStream(true)
           .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
           .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))

@@ -55,6 +55,8 @@ public final class TemporalExecutionGateway implements ExecutionGateway {
   private final CallPreparation preparation;
   private final String frontEnd;
   private final io.onceport.frontend.ops.Metrics metrics;
+  /** Refuses, before anything is started, a call whose input Temporal could not take. */
+  private final PayloadBudget budget;
 
   public TemporalExecutionGateway(
       TemporalConnection connection, ExecutionDirectory directory, String taskQueue, CallPreparation preparation, String frontEnd) {
@@ -70,6 +72,7 @@ public final class TemporalExecutionGateway implements ExecutionGateway {
     this.taskQueue = taskQueue;
     this.preparation = preparation;
     this.frontEnd = frontEnd;
+    this.budget = PayloadBudget.of(connection);
   }
 
   @Override
@@ -84,6 +87,7 @@ public final class TemporalExecutionGateway implements ExecutionGateway {
     AttachRequest attach = new AttachRequest(
         callId, prepared.input().fingerprint(), call.jsonRpcId(), call.sessionId(), call.runId(), call.intentKey(),
         call.protocolVersion(), call.clientInfo(), call.remoteAddress(), frontEnd, Instant.now().toString(), call.waitMillis());
+    budget.check(prepared.input(), attach);
     WorkflowClient client = connection.client();
     RuntimeException last = null;
     for (int attempt = 0; attempt < START_RACE_RETRIES; attempt++) {

@@ -377,7 +377,7 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
 
   private long dispatchTimeoutMillis() {
     ToolContract contract = input.contract();
-    long timeout = contract.channel() == ToolContract.Channel.HTTP ? contract.http().timeoutMillis() : contract.ssh().timeoutMillis();
+    long timeout = contract.requestTimeoutMillis();
     return timeout > 0 ? timeout : Duration.ofMinutes(5).toMillis();
   }
 
@@ -473,7 +473,7 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
   private void observe(DispatchResult observed, boolean succeeded, String how) {
     result = observed;
     resultReference = Ids.resultReference(Workflow.currentTimeMillis(), random);
-    String answer = observed.status() != null ? "HTTP " + observed.status() : "exit status " + observed.exitStatus();
+    String answer = observed.answer();
     settle(succeeded, how + answer);
   }
 

@@ -184,7 +184,7 @@ class MultiProcessTest {
     CompletableFuture<Void> stream = postStreaming(portOne, session, body, seen);
     String lastEventId = awaitEventId(seen, "p-7", Duration.ofSeconds(20));
     String executionId = lastEventId.substring(0, lastEventId.indexOf(':'));
-    assertEquals(0, cluster.dispatches(executionId), "killed before the target acted");
+    assertEquals(0, cluster.acts(executionId), "killed before the target acted");
     frontOne.kill9();
     try {
       stream.get(10, TimeUnit.SECONDS);
@@ -210,6 +210,7 @@ class MultiProcessTest {
     assertEquals(executionId, result.at("/result/structuredContent/execution_id").asText());
     assertEquals("completed", result.at("/result/structuredContent/state").asText(), result.toString());
     assertEquals(1, cluster.dispatches(executionId));
+    assertEquals(1, cluster.acts(executionId));
   }
 
   /** Waits for an SSE {@code id:} line after which a progress notification for the token arrived. */

@@ -41,6 +41,26 @@ public final class ChildProcess implements AutoCloseable {
     return new ChildProcess(new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true).start());
   }
 
+  /**
+   * As {@link #onceport}, started through {@code /bin/sh} with {@code umask} set first (the shell
+   * {@code exec}s the JVM, so the process is the JVM itself).
+   */
+  public static ChildProcess onceportWithUmask(String umask, Path workDir, String... args) throws IOException {
+    List<String> command = new ArrayList<>(List.of("/bin/sh", "-c", "umask " + umask + " && exec \"$0\" \"$@\"",
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
+        "-cp", System.getProperty("java.class.path"), "io.onceport.frontend.Main"));
+    command.addAll(List.of(args));
+    return new ChildProcess(new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true).start());
+  }
+
+  /** Waits for the process to exit and returns its status; fails with the output after {@code timeout}. */
+  public int awaitExit(Duration timeout) throws InterruptedException {
+    if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      throw new AssertionError("child still running after " + timeout + "; output:\n" + String.join("\n", output));
+    }
+    return process.exitValue();
+  }
+
   /** Waits until a line containing {@code text} was printed; fails with the output otherwise. */
   public ChildProcess awaitLine(String text, Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();

@@ -42,6 +42,14 @@ public final class GatewayHarness implements AutoCloseable {
 
   /** @param callWait how long tools/call waits for a settled outcome */
   public GatewayHarness(boolean startWorker, Duration callWait) throws IOException {
+    this(startWorker, callWait, java.util.Map.of());
+  }
+
+  /**
+   * @param extraContracts further contract files (file name → YAML) next to the shipped ones;
+   *     {@code http://127.0.0.1:8766} in them is pointed at the demo target like in the shipped ones
+   */
+  public GatewayHarness(boolean startWorker, Duration callWait, java.util.Map<String, String> extraContracts) throws IOException {
     dir = Files.createTempDirectory("onceport-e2e");
     data = dir.resolve("data");
     target = DemoTarget.start("127.0.0.1", 0);
@@ -51,6 +59,9 @@ public final class GatewayHarness implements AutoCloseable {
         Files.writeString(contracts.resolve(f.getFileName()),
             Files.readString(f).replace("127.0.0.1:8766", "127.0.0.1:" + target.port()));
       }
+    }
+    for (var extra : extraContracts.entrySet()) {
+      Files.writeString(contracts.resolve(extra.getKey()), extra.getValue().replace("127.0.0.1:8766", "127.0.0.1:" + target.port()));
     }
     ContractSet tools;
     try {

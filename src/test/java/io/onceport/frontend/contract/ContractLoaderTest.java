@@ -68,7 +68,7 @@ class ContractLoaderTest {
       ssh_missing.yaml => 7: ssh.host_key: required (the pinned host key, e.g. SHA256:...; an unknown key is never accepted)
       ssh_missing.yaml => 7: ssh.credential: required (a vault reference), or key_file for development
       syntax_error.yaml => 4: YAML syntax error: mapping values are not allowed here
-      typo_field.yaml => 13: fingerprnt: unknown field (did you mean 'fingerprint'?); known: tool, description, input_schema, output_schema, channel, http, ssh, replay, fingerprint, result
+      typo_field.yaml => 13: fingerprnt: unknown field (did you mean 'fingerprint'?); known: tool, description, input_schema, output_schema, channel, http, ssh, replay, fingerprint, result, mcp
       """)
   void brokenContractIsRefusedWithFileLineAndField(String file, String error) {
     ContractLoadException e = assertThrows(ContractLoadException.class, () -> new ContractLoader().load(BROKEN));
