@@ -64,7 +64,7 @@ public final class ContractLoader {
       List.of("host", "port", "user", "host_key", "credential", "key_file", "command", "working_dir", "marker",
           "helper_path", "state_dir", "timeout");
   private static final List<String> REPLAY = List.of("class", "attach_window", "status");
-  private static final List<String> STATUS = List.of("method", "url", "completed_when", "not_executed_when");
+  private static final List<String> STATUS = List.of("method", "url", "completed_when", "not_executed_when", "settle");
   private static final List<String> FINGERPRINT = List.of("ignore", "secret");
   private static final List<String> MCP = List.of("url", "command", "env", "working_dir", "tool", "credential", "timeout");
   private static final List<String> MCP_STATUS =
@@ -619,7 +619,31 @@ public final class ContractLoader {
           error("replay.status.not_executed_when", code + " is also in completed_when");
         }
       }
-      return method == null || url == null ? null : new StatusSpec(method, url, completed, notExecuted);
+      Duration settle = settle(st);
+      return method == null || url == null ? null : new StatusSpec(method, url, completed, notExecuted, settle);
+    }
+
+    /**
+     * {@code replay.status.settle}: the least time between a send's end and a status answer that may
+     * cause a re-send; absent means the HTTP timeout (null here). Zero is allowed (a target that
+     * finishes before it answers); negative and malformed durations are errors.
+     */
+    private Duration settle(ObjectNode st) {
+      JsonNode n = st.get("settle");
+      if (n == null || n.isNull()) {
+        return null;
+      }
+      try {
+        Duration d = Duration.parse(n.asText());
+        if (d.isNegative()) {
+          error("replay.status.settle", "must not be negative, not " + n.asText());
+          return null;
+        }
+        return d;
+      } catch (DateTimeParseException e) {
+        error("replay.status.settle", "'" + n.asText() + "' is not an ISO-8601 duration (e.g. PT30S, PT2M)");
+        return null;
+      }
     }
 
     private List<Integer> statusCodes(ObjectNode st, String field, boolean required) {

@@ -110,6 +110,23 @@ public record ToolContract(
     };
   }
 
+  /**
+   * {@code replay.status.settle} in milliseconds: for HTTP the contract's value, by default the
+   * HTTP timeout; for SSH zero — the remote marker is created atomically before the command starts
+   * and refuses a second start of the same execution id, so "no marker" is proof at once; for MCP
+   * the upstream request timeout (a status tool has no settle field of its own yet).
+   */
+  public long settleMillis() {
+    if (channel == Channel.SSH) {
+      return 0;
+    }
+    if (channel == Channel.MCP) {
+      return mcp.timeoutMillis();
+    }
+    StatusSpec status = replay.status();
+    return status != null && status.settle() != null ? status.settle().toMillis() : http.timeoutMillis();
+  }
+
   /** The credential reference this tool dispatches with, or null. */
   public String credentialRef() {
     return switch (channel) {

@@ -132,8 +132,6 @@ class McpUpstreamEndToEndTest {
   }
 
   @Test
-  @org.junit.jupiter.api.Disabled("waits on policy's re-send after an unknown outcome for class idempotency_key (issue 10): "
-      + "until it lands the workflow holds the execution in needs_review; remove this line when it is on main")
   void anIdempotencyKeyToolWhoseStreamIsCutIsResentWithTheSameKeyAndTheUpstreamActsOnce() throws Exception {
     tickets.fault("cut-after-call", 1);
 

@@ -164,8 +164,41 @@ class ContractLoaderTest {
     ContractLoadException e = assertThrows(ContractLoadException.class, () -> new ContractLoader().load(tmp));
     assertEquals(List.of(
         tmp.resolve("t.yaml") + ":14: replay.status.not_executed: unknown field (did you mean 'not_executed_when'?); "
-            + "known: method, url, completed_when, not_executed_when"),
+            + "known: method, url, completed_when, not_executed_when, settle"),
         e.errors());
+  }
+
+  @Test
+  void statusSettleDefaultsToTheHttpTimeoutAndIsValidated() throws Exception {
+    String contract = "tool: t\n" + SCHEMA + """
+        channel: http
+        http: {method: POST, url: 'http://h/x', timeout: PT7S}
+        replay:
+          class: status_query
+          status:
+            method: GET
+            url: http://h/x/{{execution_id}}
+            completed_when: [200]
+            not_executed_when: [404]
+        """;
+    write("t.yaml", contract);
+    ToolContract plain = new ContractLoader().load(tmp).find("t").orElseThrow();
+    assertEquals(null, plain.replay().status().settle());
+    assertEquals(7_000, plain.settleMillis());
+
+    write("t.yaml", contract + "    settle: PT2M\n");
+    ToolContract settled = new ContractLoader().load(tmp).find("t").orElseThrow();
+    assertEquals(Duration.ofMinutes(2), settled.replay().status().settle());
+    assertEquals(120_000, settled.settleMillis());
+
+    write("t.yaml", contract + "    settle: two minutes\n");
+    ContractLoadException e = assertThrows(ContractLoadException.class, () -> new ContractLoader().load(tmp));
+    assertEquals(List.of(tmp.resolve("t.yaml") + ":15: replay.status.settle: 'two minutes' is not an ISO-8601 duration (e.g. PT30S, PT2M)"),
+        e.errors());
+
+    write("t.yaml", contract + "    settle: -PT1S\n");
+    e = assertThrows(ContractLoadException.class, () -> new ContractLoader().load(tmp));
+    assertEquals(List.of(tmp.resolve("t.yaml") + ":15: replay.status.settle: must not be negative, not -PT1S"), e.errors());
   }
 
   @Test
