@@ -62,8 +62,10 @@ import org.junit.jupiter.api.Timeout;
  * the operator session policy, the MCP front end, the demo target recording every request): (a) a
  * {@code resolve} with REDISPATCH of an irreversible execution in {@code needs_review}, (b) a
  * {@code decideApproval} of an execution waiting on an approve-each-use credential, (c) a session
- * authorization for a waiting agent session. Each is refused and nothing is dispatched; the same
- * decisions signed by a registered operator through the CLI then work.
+ * authorization for a waiting agent session. Each is refused and nothing is dispatched. The same
+ * forgeries from a client that holds the payload keys (but no operator key) are refused by the
+ * workflows' verification and journalled with what was presented; the decisions signed by a
+ * registered operator through the CLI then work.
  */
 @Timeout(180)
 class ForgedDecisionsEndToEndTest {
@@ -187,6 +189,21 @@ class ForgedDecisionsEndToEndTest {
     }
   }
 
+  /** The activity journal's decision_refused entries of one execution, as the worker wrote them. */
+  private static List<io.onceport.activity.journal.JournalReader.Record> journalledRefusals(String executionId) throws Exception {
+    long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    List<io.onceport.activity.journal.JournalReader.Record> found = List.of();
+    while (System.nanoTime() < end) {
+      found = io.onceport.activity.journal.JournalReader.read(data, io.onceport.activity.journal.Journals.ACTIVITY).records().stream()
+          .filter(r -> executionId.equals(r.executionId()) && "decision_refused".equals(r.transition())).toList();
+      if (!found.isEmpty()) {
+        return found;
+      }
+      Thread.sleep(100);
+    }
+    return found;
+  }
+
   private static String refusal(WorkflowUpdateException e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof ApplicationFailure app) {
@@ -224,6 +241,18 @@ class ForgedDecisionsEndToEndTest {
     assertEquals(ExecutionState.NEEDS_REVIEW, directory.record(directory.locate(id).orElseThrow()).state());
     assertEquals(1, acted("/v1/notifications", id), "the target received it once, not a second time");
 
+    // With the payload keys but no operator key: the workflow refuses the unsigned decision itself.
+    ToolExecutionWorkflow keyed = connection.client().newWorkflowStub(ToolExecutionWorkflow.class, review.workflowId(), Optional.of(review.runId()));
+    WorkflowUpdateException unsigned = assertThrows(WorkflowUpdateException.class,
+        () -> keyed.resolve(new Resolution(Resolution.Decision.REDISPATCH, "it did not run", "operator:mallory")));
+    assertTrue(refusal(unsigned).startsWith("execution " + id + ": decision refused: unsigned: no signed statement was presented"),
+        refusal(unsigned));
+    var journalled = journalledRefusals(id);
+    assertEquals(1, journalled.size());
+    assertEquals("operator:mallory", journalled.get(0).detail().get("presented_by"));
+    assertEquals("(none)", journalled.get(0).detail().get("statement"));
+    assertEquals(1, acted("/v1/notifications", id), "still sent once");
+
     String out = cli("executions", "resolve", id, "--failed", "--reason", "not in the channel's log");
     assertTrue(out.contains(id + ": failed"), out);
     ExecutionRecord resolved = await(id, ExecutionState.FAILED);
@@ -242,6 +271,17 @@ class ForgedDecisionsEndToEndTest {
         () -> forged.decideApproval(new ApprovalDecision(id, waiting.fingerprint(), true, "looks fine", "operator:mallory")));
     assertTrue(refusal(e).startsWith("refused a payload Onceport did not encrypt"), refusal(e));
     assertEquals(ExecutionState.AWAITING_APPROVAL, directory.record(directory.locate(id).orElseThrow()).state());
+    assertEquals(0, acted("/v1/releases", id), "nothing was dispatched");
+
+    // With the payload keys and a key of its own that is not registered: refused by verification.
+    OperatorKey mallory = OperatorKey.generate("mallory");
+    var forgedStatement = Operators.sign(mallory, "approval", id, waiting.fingerprint(), "approve", "looks fine");
+    ToolExecutionWorkflow keyed = connection.client().newWorkflowStub(ToolExecutionWorkflow.class, waiting.workflowId(), Optional.of(waiting.runId()));
+    WorkflowUpdateException notRegistered = assertThrows(WorkflowUpdateException.class, () -> keyed.decideApproval(new ApprovalDecision(
+        id, waiting.fingerprint(), true, "looks fine", "mallory", forgedStatement.statement(), forgedStatement.signature())));
+    assertEquals("execution " + id + ": decision refused: operator mallory is not registered", refusal(notRegistered));
+    var journalled = journalledRefusals(id);
+    assertEquals(forgedStatement.statement(), journalled.get(0).detail().get("statement"), "journalled with what was presented");
     assertEquals(0, acted("/v1/releases", id), "nothing was dispatched");
 
     String out = cli("approve", id, "--reason", "change ticket 7");
@@ -277,6 +317,15 @@ class ForgedDecisionsEndToEndTest {
     assertEquals(ExecutionState.AWAITING_SESSION_AUTHORIZATION, still.state());
     assertEquals(0, acted("/v1/releases", id), "nothing was dispatched");
     assertTrue(new io.onceport.frontend.temporal.SessionDirectory(connection).find(session).orElseThrow().authorization() == null);
+
+    // With the payload keys: the unsigned signal reaches the execution and is refused there, journalled.
+    connection.client().newWorkflowStub(ToolExecutionWorkflow.class, waiting.workflowId())
+        .sessionAuthorization(new SessionAuthorization(session, true, "operator:mallory", "trust me"));
+    var journalled = journalledRefusals(id);
+    assertEquals(1, journalled.size());
+    assertTrue(String.valueOf(journalled.get(0).detail().get("refusal")).startsWith("unsigned: no signed statement was presented"));
+    assertEquals(ExecutionState.AWAITING_SESSION_AUTHORIZATION, directory.record(directory.locate(id).orElseThrow()).state());
+    assertEquals(0, acted("/v1/releases", id), "nothing was dispatched");
 
     String out = cli("sessions", "authorize", session);
     assertTrue(out.contains(session + ": authorized by carol; 1 waiting execution(s) told"), out);

@@ -31,6 +31,22 @@ public final class Operators {
     return key.sign(DecisionStatement.issue(kind, subject, fingerprint, decision, reason, key, Instant.now(), Duration.ofMinutes(10)));
   }
 
+  /** A signed resolution of a {@code needs_review} execution, issued at {@code now} (the engine's time). */
+  public static io.onceport.workflow.execution.Resolution resolution(OperatorKey key, io.onceport.workflow.execution.ExecutionRecord r,
+      io.onceport.workflow.execution.Resolution.Decision decision, String reason, Instant now) {
+    SignedDecision s = key.sign(DecisionStatement.issue("resolution", r.executionId(), r.fingerprint(),
+        decision.name().toLowerCase(java.util.Locale.ROOT), reason, key, now, Duration.ofMinutes(10)));
+    return new io.onceport.workflow.execution.Resolution(decision, reason, key.operator(), s.statement(), s.signature());
+  }
+
+  /** A signed approval or denial of an execution awaiting approval, issued now. */
+  public static io.onceport.workflow.execution.ApprovalDecision approval(OperatorKey key, io.onceport.workflow.execution.ExecutionRecord r,
+      boolean approve, String reason) {
+    SignedDecision s = sign(key, "approval", r.executionId(), r.fingerprint(), approve ? "approve" : "deny", reason);
+    return new io.onceport.workflow.execution.ApprovalDecision(r.executionId(), r.fingerprint(), approve, reason, key.operator(),
+        s.statement(), s.signature());
+  }
+
   /** The session update input for a signed {@code authorize} or {@code deny}. */
   public static SessionDecision session(OperatorKey key, String sessionId, String decision, String reason) {
     SignedDecision s = sign(key, "session", sessionId, null, decision, reason);
