@@ -288,6 +288,7 @@ class ForgedDecisionsEndToEndTest {
     assertTrue(out.contains(id + ": "), out);
     ExecutionRecord done = await(id, ExecutionState.COMPLETED);
     assertEquals("carol", done.authorization().by());
+    assertEquals("change ticket 7", done.authorization().reason(), "approve --reason is kept on the record");
     assertEquals(1, acted("/v1/releases", id));
   }
 
@@ -329,7 +330,8 @@ class ForgedDecisionsEndToEndTest {
 
     String out = cli("sessions", "authorize", session);
     assertTrue(out.contains(session + ": authorized by carol; 1 waiting execution(s) told"), out);
-    await(id, ExecutionState.COMPLETED);
+    ExecutionRecord released = await(id, ExecutionState.COMPLETED);
+    assertEquals("carol", released.authorization().by(), "released by the operator, not by policy");
     assertEquals(1, acted("/v1/releases", id));
   }
 
