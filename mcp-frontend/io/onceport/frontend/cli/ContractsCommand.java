@@ -45,13 +45,15 @@ public final class ContractsCommand implements Runnable {
         description = "Directory of *.yaml contracts (default: ${DEFAULT-VALUE}).")
     Path dir;
 
+    @CommandLine.Mixin ContractOptions contractOptions;
+
     @Override
     public void run() {
       PrintWriter out = spec.commandLine().getOut();
       PrintWriter err = spec.commandLine().getErr();
       ContractSet set;
       try {
-        set = new ContractLoader().load(dir);
+        set = new ContractLoader(contractOptions.variables()).load(dir);
       } catch (ContractLoadException e) {
         e.errors().forEach(err::println);
         err.flush();

@@ -45,6 +45,9 @@ public final class ExecutionsCommand implements Runnable {
     try {
       return directory.record(location);
     } catch (RuntimeException e) {
+      if (TemporalErrors.isDecodeFailure(e)) {
+        throw e; // the keys are wrong or missing: CliErrors names the key directory and --data
+      }
       throw new CliException(unreadable(location, e));
     }
   }
@@ -118,6 +121,9 @@ public final class ExecutionsCommand implements Runnable {
           try {
             rows.add(new Listed(location, directory.record(location), null));
           } catch (RuntimeException e) {
+            if (TemporalErrors.isDecodeFailure(e)) {
+              throw e; // wrong or missing payload keys: every row would fail; CliErrors names the key directory
+            }
             rows.add(new Listed(location, null, reason(e)));
           }
         }
@@ -207,6 +213,10 @@ public final class ExecutionsCommand implements Runnable {
       java.time.Duration validity = operator.validity();
       try (TemporalConnection connection = temporal.connect()) {
         ExecutionRecord record = load(connection, executionId);
+        if (record.state() != io.onceport.workflow.execution.ExecutionState.NEEDS_REVIEW) {
+          throw new CliException("execution " + executionId + " is " + record.view() + ", not needs_review; nothing to resolve"
+              + (record.state().isTerminal() ? " (it is finished: `onceport executions show " + executionId + "` prints its record)" : ""));
+        }
         ToolExecutionWorkflow stub = connection.client().newWorkflowStub(
             ToolExecutionWorkflow.class, record.workflowId(), Optional.of(record.runId()));
         io.onceport.workflow.operator.SignedDecision signed = OperatorCommand.sign(key,
@@ -223,13 +233,17 @@ public final class ExecutionsCommand implements Runnable {
     }
   }
 
+  /** Why an update or signal failed, for an operator: the workflow's own refusal, or what Temporal said. */
   static String failureMessage(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof ApplicationFailure app) {
         return app.getOriginalMessage();
       }
+      if (t instanceof io.temporal.client.WorkflowNotFoundException) {
+        return "the workflow closed before the decision arrived (it is no longer open); nothing was changed";
+      }
     }
-    return String.valueOf(e.getMessage());
+    return "Temporal refused the request: " + TemporalErrors.innermost(e);
   }
 
   static String toJson(Object value) {

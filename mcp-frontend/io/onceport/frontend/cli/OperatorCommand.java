@@ -48,12 +48,6 @@ public final class OperatorCommand implements Runnable {
     spec.commandLine().usage(spec.commandLine().getOut());
   }
 
-  static final class DataOption {
-    @Option(names = "--data", paramLabel = "DIR", defaultValue = "${env:ONCEPORT_DATA:-data}",
-        description = "The data directory workers read operators from (default: $ONCEPORT_DATA or ./data).")
-    Path data;
-  }
-
   /** Where NAME's key goes: {@code --key-file}, else {@code <key dir>/NAME.key}; never inside the data directory. */
   static final class KeyLocation {
     @Option(names = "--key-file", paramLabel = "FILE", description = "Write the private key here (default: <key dir>/NAME.key).")
@@ -113,7 +107,7 @@ public final class OperatorCommand implements Runnable {
           "With --public-key (printed by `operator keygen` on the operator's machine) only the public key is registered."})
   static final class Add implements Runnable {
     @Spec CommandSpec spec;
-    @Mixin DataOption data;
+    @Mixin DataOptions data;
     @Mixin KeyLocation location;
 
     @Parameters(paramLabel = "NAME", description = "Operator name, e.g. carol; recorded as the decider exactly as given.")
@@ -130,7 +124,7 @@ public final class OperatorCommand implements Runnable {
       } catch (IllegalArgumentException e) {
         throw new CliException(e.getMessage());
       }
-      OperatorRegistry registry = new OperatorRegistry(data.data);
+      OperatorRegistry registry = new OperatorRegistry(data.data());
       registry.find(name).ifPresent(o -> {
         throw new CliException("operator " + name + " is already registered (key " + o.keyId() + "); a new key: onceport operator rotate " + name);
       });
@@ -144,7 +138,7 @@ public final class OperatorCommand implements Runnable {
         spec.commandLine().getOut().println("operator " + name + " registered in " + registry.file() + " (key " + r.keyId() + ")");
         return;
       }
-      Path file = location.file(name, data.data);
+      Path file = location.file(name, data.data());
       OperatorKey key = OperatorKey.generate(name);
       try {
         key.write(file, false);
@@ -210,13 +204,13 @@ public final class OperatorCommand implements Runnable {
   @Command(name = "list", mixinStandardHelpOptions = true, description = "List registered operators and their key ids.")
   static final class ListOperators implements Runnable {
     @Spec CommandSpec spec;
-    @Mixin DataOption data;
+    @Mixin DataOptions data;
 
     @Override
     public void run() {
       PrintWriter out = spec.commandLine().getOut();
       try {
-        new OperatorRegistry(data.data).operators().forEach(o -> out.println(describe(o)));
+        new OperatorRegistry(data.data()).operators().forEach(o -> out.println(describe(o)));
       } catch (UncheckedIOException e) {
         throw new CliException(e.getMessage());
       }
@@ -228,7 +222,7 @@ public final class OperatorCommand implements Runnable {
       description = "Remove an operator: workers refuse their signed statements from now on, also those signed earlier.")
   static final class Remove implements Runnable {
     @Spec CommandSpec spec;
-    @Mixin DataOption data;
+    @Mixin DataOptions data;
 
     @Parameters(paramLabel = "NAME")
     String name;
@@ -237,9 +231,9 @@ public final class OperatorCommand implements Runnable {
     public void run() {
       boolean removed;
       try {
-        removed = new OperatorRegistry(data.data).remove(name);
+        removed = new OperatorRegistry(data.data()).remove(name);
       } catch (IOException e) {
-        throw new CliException("cannot write " + data.data.resolve(OperatorRegistry.FILE_NAME) + ": " + e.getMessage(), e);
+        throw new CliException("cannot write " + data.data().resolve(OperatorRegistry.FILE_NAME) + ": " + e.getMessage(), e);
       }
       if (!removed) {
         throw new CliException("no such operator: " + name);
@@ -253,7 +247,7 @@ public final class OperatorCommand implements Runnable {
           "statements signed with the old key are refused from now on."})
   static final class Rotate implements Runnable {
     @Spec CommandSpec spec;
-    @Mixin DataOption data;
+    @Mixin DataOptions data;
     @Mixin KeyLocation location;
 
     @Parameters(paramLabel = "NAME")
@@ -265,7 +259,7 @@ public final class OperatorCommand implements Runnable {
 
     @Override
     public void run() {
-      OperatorRegistry registry = new OperatorRegistry(data.data);
+      OperatorRegistry registry = new OperatorRegistry(data.data());
       OperatorRegistry.Operator old = registry.find(name).orElseThrow(() ->
           new CliException("no operator " + name + " in " + registry.file() + " (add it: onceport operator add " + name + ")"));
       if (publicKey != null) {
@@ -279,7 +273,7 @@ public final class OperatorCommand implements Runnable {
             + " retired (statements signed with it are refused)");
         return;
       }
-      Path file = location.file(name, data.data);
+      Path file = location.file(name, data.data());
       OperatorKey key = OperatorKey.generate(name);
       try {
         key.write(file, true);

@@ -12,20 +12,19 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** Options shared by {@code serve}, {@code worker} and {@code frontend}, as picocli mixins. */
 final class RoleOptions {
   private RoleOptions() {}
 
-  /** Every role: where data lives, which namespace and queue, payload encryption, log format. */
+  /**
+   * Every role: Temporal, namespace and data dir (the shared {@link TemporalOptions}), task queue,
+   * session policy, payload encryption, log format.
+   */
   static final class Common {
-    @Option(names = "--data", paramLabel = "DIR", defaultValue = "${env:ONCEPORT_DATA:-data}",
-        description = "Data directory: keys, agents, vault, journals (default: $ONCEPORT_DATA or ./data).")
-    Path data;
-
-    @Option(names = "--namespace", defaultValue = "default", description = "Temporal namespace (default: ${DEFAULT-VALUE}).")
-    String namespace;
+    @Mixin TemporalOptions temporal;
 
     @Option(names = "--task-queue", defaultValue = "onceport", description = "Temporal task queue (default: ${DEFAULT-VALUE}).")
     String taskQueue;
@@ -55,15 +54,52 @@ final class RoleOptions {
         throw new CliException("--log-format must be 'text' or 'json', not '" + logFormat + "'");
       }
       LogFormat.use(logFormat);
-      io.onceport.activity.files.PrivateFiles.createDirectories(data); // 0700 when created here, whatever the umask
+      io.onceport.activity.files.PrivateFiles.createDirectories(data()); // 0700 when created here, whatever the umask
+    }
+
+    Path data() {
+      return temporal.data();
+    }
+
+    String namespace() {
+      return temporal.namespace();
     }
 
     TemporalConnection connect(String target, boolean embeddedEngine, Metrics metrics) {
       try {
-        return TemporalConnection.connect(ServeCommand.parse("--temporal", target).toString(), namespace, embeddedEngine,
-            Payloads.dataConverter(payloadEncryption.equals("on"), data), Duration.ofSeconds(10), metrics.metricsScope());
+        return TemporalConnection.connect(ServeCommand.parse("--temporal", target).toString(), namespace(), embeddedEngine,
+            Payloads.dataConverter(payloadEncryption.equals("on"), data()), Duration.ofSeconds(10), metrics.metricsScope());
       } catch (IllegalStateException e) {
         throw new CliException(e.getMessage());
+      }
+    }
+  }
+
+  /**
+   * Connects as {@link Common#connect} does, but keeps retrying an unreachable Temporal with
+   * exponential backoff (1 s doubling to 15 s between attempts) and logs every failed attempt:
+   * a worker or front end started before its engine, or under load, waits for it instead of
+   * exiting. Returns once connected; only stopping the process ends the wait.
+   */
+  static TemporalConnection connectRetrying(Common common, String target, boolean embeddedEngine, Metrics metrics, String role)
+      throws InterruptedException {
+    org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger("io.onceport." + role);
+    long pauseMillis = 1000;
+    for (int attempt = 1; ; attempt++) {
+      try {
+        TemporalConnection c = common.connect(target, embeddedEngine, metrics);
+        if (attempt > 1) {
+          log.info("connected to Temporal at {} after {} attempts", target, attempt);
+        }
+        return c;
+      } catch (CliException e) {
+        if (!e.getMessage().startsWith("cannot reach Temporal")) {
+          throw e;
+        }
+        log.warn("{}; retrying in {} s (attempt {}; the {} keeps trying until it is stopped)",
+            e.getMessage(), pauseMillis / 1000.0, attempt, role);
+        Thread.sleep(pauseMillis);
+        pauseMillis = Math.min(15_000, pauseMillis * 2);
       }
     }
   }

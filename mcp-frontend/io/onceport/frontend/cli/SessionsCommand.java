@@ -39,11 +39,11 @@ public final class SessionsCommand implements Runnable {
 
   /**
    * The sessions of this deployment: session workflow ids are keyed with the fingerprint key, read
-   * from {@code --keys-from} (default {@code $ONCEPORT_DATA} or {@code ./data}) when it is there;
+   * from {@code --data} (default {@code $ONCEPORT_DATA} or {@code ./data}) when it is there;
    * without it sessions are found by looking through the session runs.
    */
   static SessionDirectory directory(TemporalConnection connection, TemporalOptions temporal) {
-    java.nio.file.Path data = temporal.keysFrom != null ? temporal.keysFrom : Codecs.defaultDataDir();
+    java.nio.file.Path data = temporal.data();
     if (java.nio.file.Files.exists(data.resolve("keys").resolve("fingerprint.key"))) {
       try {
         io.onceport.frontend.fingerprint.FingerprintKey key = io.onceport.frontend.fingerprint.FingerprintKey.loadOrCreate(data);

@@ -50,6 +50,8 @@ public final class ContractLoader {
   public static final Duration DEFAULT_MCP_TIMEOUT = Duration.ofSeconds(60);
   public static final Duration DEFAULT_ATTACH_WINDOW = Duration.ofHours(1);
   public static final String DEFAULT_HELPER_PATH = "onceport-run";
+  /** The placeholder every template may use besides the input_schema properties. */
+  public static final String EXECUTION_ID = "execution_id";
 
   static final Pattern TOOL_NAME = Pattern.compile("^[a-zA-Z0-9_-]{1,64}$");
   static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{([^{}]*)}}");
@@ -69,6 +71,18 @@ public final class ContractLoader {
   private static final List<String> MCP = List.of("url", "command", "env", "working_dir", "tool", "credential", "timeout");
   private static final List<String> MCP_STATUS =
       List.of("tool", "arguments", "field", "completed_when", "failed_when", "not_executed_when");
+
+  private final ContractVariables variables;
+
+  /** A loader expanding {@code ${NAME}} from the process environment. */
+  public ContractLoader() {
+    this(ContractVariables.fromEnvironment());
+  }
+
+  /** A loader expanding {@code ${NAME}} from {@code variables} ({@code --set} over the environment). */
+  public ContractLoader(ContractVariables variables) {
+    this.variables = java.util.Objects.requireNonNull(variables, "variables == null");
+  }
 
   /**
    * Loads every {@code *.yaml} / {@code *.yml} file directly in {@code dir}. File names in
@@ -137,9 +151,14 @@ public final class ContractLoader {
     }
     YamlTree tree;
     try {
-      tree = YamlTree.parse(text);
+      tree = YamlTree.parse(text, variables);
     } catch (YamlTree.SyntaxException e) {
       r.errors.add(file + ":" + e.line + ": " + e.getMessage());
+      return r;
+    }
+    if (!tree.variableProblems.isEmpty()) {
+      // The unexpanded text would only add follow-up errors (a URL "${X}/v1" is no URL).
+      tree.variableProblems.forEach(problem -> r.errors.add(file + ":" + problem));
       return r;
     }
     if (tree.root == null || !tree.root.isObject()) {
@@ -284,12 +303,16 @@ public final class ContractLoader {
         error(field, "must be a JSON Schema object");
         return null;
       }
+      // Unknown keywords first: a validator ignores them (with a library warning on every start),
+      // and tools/list would show them to every client.
+      List<SchemaKeywords.Unknown> unknown = SchemaKeywords.unknown(field, node);
+      unknown.forEach(u -> error(u.path(), u.message()));
       List<String> metaErrors = JsonSchemas.metaSchemaErrors(field, node);
       for (String e : metaErrors) {
         int colon = e.indexOf(": ");
         error(e.substring(0, colon), "not a valid JSON Schema (draft 2020-12): " + e.substring(colon + 2));
       }
-      if (metaErrors.isEmpty()) {
+      if (metaErrors.isEmpty() && unknown.isEmpty()) {
         String problem = JsonSchemas.compileProblem(node);
         if (problem != null) {
           error(field, "cannot be compiled: " + problem);
@@ -362,7 +385,9 @@ public final class ContractLoader {
       int port = 22;
       JsonNode p = s.get("port");
       if (p != null) {
-        if (!p.isIntegralNumber() || p.asInt() < 1 || p.asInt() > 65535) {
+        // A port from a variable (port: ${SSH_PORT}) arrives as text.
+        boolean digits = p.isTextual() && p.asText().matches("[0-9]{1,5}");
+        if (!(p.isIntegralNumber() || digits) || p.asInt() < 1 || p.asInt() > 65535) {
           error("ssh.port", "must be a port number 1-65535");
         } else {
           port = p.asInt();
@@ -733,11 +758,18 @@ public final class ContractLoader {
       Matcher m = PLACEHOLDER.matcher(text);
       while (m.find()) {
         String name = m.group(1);
-        if (properties.contains(name) || (status && name.equals("execution_id"))) {
+        // {{execution_id}} names the execution in the body, headers, status query and SSH argv, as
+        // HttpTemplates and RemoteCommand render them. Not in http.url: the dispatch URL is part of
+        // the fingerprint (its target), computed before the execution and its id exist.
+        if (name.equals(EXECUTION_ID) && path.equals("http.url")) {
+          error(path, "{{execution_id}} cannot be part of the dispatch URL: the URL is the fingerprint's target, "
+              + "computed before the execution exists; send it in a header, the body or idempotency_header");
           continue;
         }
-        error(path, "placeholder {{" + name + "}} is not a property of input_schema"
-            + (status ? " (nor execution_id)" : ""));
+        if (properties.contains(name) || name.equals(EXECUTION_ID)) {
+          continue;
+        }
+        error(path, "placeholder {{" + name + "}} is not a property of input_schema (nor execution_id)");
       }
     }
 

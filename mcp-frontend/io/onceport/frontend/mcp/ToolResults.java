@@ -142,11 +142,7 @@ final class ToolResults {
     return switch (r.state()) {
       case ACCEPTED, AUTHORIZED -> "execution " + id + " is " + r.state().wireName()
           + ", outcome pending; call " + STATUS_TOOL + " with this execution_id" + extra;
-      case AWAITING_APPROVAL -> "execution " + id + " is waiting for operator approval, nothing was sent yet; call "
-          + STATUS_TOOL + " with this execution_id" + extra;
-      case AWAITING_SESSION_AUTHORIZATION -> "execution " + id
-          + " is waiting for an operator to authorize this agent session, nothing was sent yet; call "
-          + STATUS_TOOL + " with this execution_id" + extra;
+      case AWAITING_APPROVAL, AWAITING_SESSION_AUTHORIZATION -> awaitingOperator(r);
       case DISPATCHED -> "execution " + id + " is dispatched, outcome pending; call " + STATUS_TOOL
           + " with this execution_id" + extra;
       case VERIFYING -> "execution " + id + " is dispatched, outcome unknown, the target's status is being queried;"
@@ -161,6 +157,27 @@ final class ToolResults {
           + (r.outcome() == Outcome.UNKNOWN ? "; it may have taken effect, ask an operator before retrying" : "")
           + extra;
     };
+  }
+
+  /**
+   * An execution waiting for a person, said so that the agent (and the human reading its
+   * transcript) knows the exact command that unblocks it. Nothing was sent; the same call again
+   * attaches to this execution, so retrying never raises a second request.
+   */
+  static String awaitingOperator(ExecutionRecord r) {
+    String id = r.executionId();
+    String expires = r.authorization() == null || r.authorization().expiresAt() == null ? ""
+        : " If nobody decides by " + r.authorization().expiresAt() + ", it is rejected.";
+    String extra = r.message() == null || r.message().isBlank() ? "" : " (" + r.message() + ")";
+    String after = " Nothing was sent yet. Afterwards, call this tool again with the same arguments (it attaches to "
+        + "this execution, it does not start a second one) or call " + STATUS_TOOL + " with this execution_id.";
+    if (r.state() == ExecutionState.AWAITING_SESSION_AUTHORIZATION) {
+      String session = r.sessionId() == null ? "SESSION_ID" : r.sessionId();
+      return "execution " + id + " is waiting: this agent session (" + session + ") awaits authorization by an operator, "
+          + "who runs: onceport sessions authorize " + session + "." + after + expires + extra;
+    }
+    return "execution " + id + " is waiting: it awaits an operator's approval (its credential needs approval for each "
+        + "use), who runs: onceport approve " + id + " (or onceport deny " + id + " --reason TEXT)." + after + expires + extra;
   }
 
   private static String status(ExecutionRecord r) {

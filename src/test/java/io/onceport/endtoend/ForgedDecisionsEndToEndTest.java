@@ -178,7 +178,7 @@ class ForgedDecisionsEndToEndTest {
       System.setOut(new PrintStream(o, true, StandardCharsets.UTF_8));
       System.setErr(new PrintStream(e, true, StandardCharsets.UTF_8));
       Stream<String> yes = args[0].equals("executions") ? Stream.of() : Stream.of("--yes"); // resolve never asks
-      String[] all = Stream.of(Stream.of(args), yes, Stream.of("--temporal", engine.target(), "--keys-from", data.toString(),
+      String[] all = Stream.of(Stream.of(args), yes, Stream.of("--temporal", engine.target(), "--data", data.toString(),
           "--key-dir", keys.toString(), "--operator", "carol")).flatMap(x -> x).toArray(String[]::new);
       int exit = Main.run(all);
       assertEquals(0, exit, o.toString(StandardCharsets.UTF_8) + e.toString(StandardCharsets.UTF_8));

@@ -63,7 +63,7 @@ class KeyedSessionWorkflowIdTest {
       assertEquals(Status.Code.NOT_FOUND, missing.getStatus().getCode(), "the id an agent could compute does not exist");
 
       // The operator's CLI derives the same id from the shared keys; the session id stays readable.
-      String shown = cli("sessions", "show", sessionId, "--temporal", gateway.engine.target(), "--keys-from", gateway.data.toString());
+      String shown = cli("sessions", "show", sessionId, "--temporal", gateway.engine.target(), "--data", gateway.data.toString());
       assertTrue(shown.contains("session     " + sessionId), shown);
       assertTrue(shown.contains("actor       agent:deployer"), shown);
       assertTrue(shown.contains("workflow    " + workflowId), "the UI needs the workflow id: " + shown);
