@@ -156,6 +156,16 @@ class AesGcmPayloadCodecTest {
   }
 
   @Test
+  void theClisDisplayConverterShowsPlainAndEncryptedPayloadsAndEncodesLikeAWorker() {
+    KeyRing ring = KeyRing.loadOrCreate(data);
+    DataConverter display = Payloads.displayDataConverter(ring);
+    assertEquals("legacy", display.fromPayload(plain("legacy"), String.class, String.class));
+    Payload encoded = display.toPayload("x").orElseThrow();
+    assertEquals("binary/encrypted", encoded.getMetadataMap().get("encoding").toStringUtf8());
+    assertEquals("x", Payloads.dataConverter(ring).fromPayload(encoded, String.class, String.class), "a worker accepts what it encodes");
+  }
+
+  @Test
   void theDisplayCodecPassesPlainPayloadsThroughForTheUi() {
     KeyRing ring = KeyRing.loadOrCreate(data);
     AesGcmPayloadCodec display = AesGcmPayloadCodec.forDisplay(ring);
