@@ -181,7 +181,7 @@ final class RoleOptions {
     List<String> codecUiOrigins = new ArrayList<>();
 
     @Option(names = "--codec-auth", paramLabel = "token|none", defaultValue = "token",
-        description = "Codec server authentication: an operator token (an agent whose actor starts with 'operator:') "
+        description = "Codec server authentication: an operator's codec token (`onceport operator codec-token`; agent tokens are never accepted) "
             + "or none (default: ${DEFAULT-VALUE}; 'none' only on a private network).")
     String codecAuth;
 
