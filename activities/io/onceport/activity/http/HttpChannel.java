@@ -21,6 +21,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import okhttp3.Authenticator;
 import okhttp3.Call;
 import okhttp3.ConnectionPool;
 import okhttp3.Credentials;
@@ -32,7 +33,6 @@ import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
 import okhttp3.ResponseBody;
-import okhttp3.internal.http.HttpMethod;
 
 /**
  * Sends HTTP tool calls with OkHttp and classifies every failure by what crossed the wire.
@@ -41,10 +41,27 @@ import okhttp3.internal.http.HttpMethod;
  * An {@code IOException} before that point (DNS, connection refused, connect timeout, TLS) means
  * the target cannot have seen the request: {@code NOT_SENT}, retryable. After it, bytes may have
  * reached the target and the answer was lost: {@code OUTCOME_UNKNOWN}, non-retryable, so the
- * execution's replay class decides. To keep that classification honest the dispatch client never
- * retries a connection ({@code retryOnConnectionFailure(false)}), never follows a redirect for a
- * method other than GET/HEAD (a redirect would be a second request), and never reuses a pooled
- * connection (a stale pooled socket would turn an unsent request into an unknown one).
+ * execution's replay class decides.
+ *
+ * <p><b>No hidden re-sends.</b> Every request that leaves is one the workflow decided and the
+ * journal recorded. The client never retries a connection ({@code retryOnConnectionFailure(false)}),
+ * never reuses a pooled connection (a stale pooled socket would turn an unsent request into an
+ * unknown one), has no authenticators and follows no redirects; and because OkHttp's follow-up
+ * logic re-sends some answers regardless of those switches (503 with {@code Retry-After: 0}),
+ * every call runs through {@link SingleExchange}: the first answer is the result, whatever its
+ * status, and a second exchange within one call is refused before a byte is written and fails the
+ * dispatch loudly ({@code OUTCOME_UNKNOWN}: the first request was sent, its answer is gone).
+ *
+ * <p><b>Redirects and credentials.</b> A dispatch follows no redirect: a 3xx is the answer, kept
+ * with its {@code location}, so a credential can never travel to another origin and nothing is
+ * sent that the workflow did not decide. A status query (a read) follows at most {@link
+ * #MAX_STATUS_REDIRECTS} redirects, only for GET/HEAD and only within the origin (scheme, host,
+ * port) it was configured for; a redirect elsewhere is not followed and its 3xx is the status
+ * answer. Credentials therefore only ever go to the origin of the contract's URL.
+ *
+ * <p><b>Redaction.</b> The secret of the request's credential is removed from the result's body
+ * and headers before the result leaves the channel (see {@link SecretRedactor}); the result's
+ * {@code redacted} lists the credential references that were found.
  *
  * <p>{@link DispatchContext#beforeSend()} runs in a network interceptor: after the connection is
  * established, before the first request byte. If it throws, nothing is written and its failure
@@ -69,39 +86,51 @@ public final class HttpChannel implements DispatchChannel {
           "x-idempotent-replayed",
           "x-request-id");
 
+  /** Same-origin redirects a GET/HEAD status query follows before taking the 3xx as its answer. */
+  public static final int MAX_STATUS_REDIRECTS = 5;
+
   private static final MediaType JSON = MediaType.get("application/json; charset=utf-8");
 
-  private final OkHttpClient base;
-  private final OkHttpClient dispatchBase;
+  private final OkHttpClient strict;
 
   public HttpChannel() {
     this(new OkHttpClient());
   }
 
-  /** @param base shares its dispatcher and TLS settings; dispatches get their own settings on top */
+  /**
+   * @param base shares its dispatcher, TLS settings and interceptors; every call gets the strict
+   *     settings above on top (interceptors included: one that retries is refused its second request)
+   */
   public HttpChannel(OkHttpClient base) {
-    this.base = Objects.requireNonNull(base, "base == null");
-    this.dispatchBase =
+    Objects.requireNonNull(base, "base == null");
+    this.strict =
         base.newBuilder()
             .connectionPool(new ConnectionPool(0, 1, TimeUnit.SECONDS))
             .retryOnConnectionFailure(false)
+            .followRedirects(false)
+            .followSslRedirects(false)
+            .authenticator(Authenticator.NONE)
+            .proxyAuthenticator(Authenticator.NONE)
             .build();
   }
 
-  private HttpChannel(OkHttpClient base, OkHttpClient dispatchBase) {
-    this.base = base;
-    this.dispatchBase = dispatchBase;
+  /** @param strict used as is: the caller applied every strict setting it wants */
+  private HttpChannel(OkHttpClient strict, boolean prepared) {
+    this.strict = Objects.requireNonNull(strict, "strict == null");
   }
 
   /**
    * A channel for {@code read_only} calls answered without an execution (the front end's read
-   * path): the same requests, templates, credentials and redirect rules as {@link #dispatch}, but
-   * connections are pooled and OkHttp may repeat a request on a stale pooled connection. That is
-   * safe only because a read changes nothing: never use this channel for a side-effecting tool.
+   * path): the same requests, templates, credentials, redirect rules and single exchange as {@link
+   * #dispatch}, but connections are kept in a pool and reused. Pooling is the only difference: a
+   * stale pooled connection fails like any other send (not sent / outcome unknown), and the read
+   * path asks again, which is safe only because a read changes nothing. Never use this channel for
+   * a side-effecting tool, whose dispatches keep a fresh connection each.
    */
   public static HttpChannel forReads() {
-    OkHttpClient pooled = new OkHttpClient.Builder().connectionPool(new ConnectionPool(16, 1, TimeUnit.MINUTES)).build();
-    return new HttpChannel(pooled, pooled);
+    return new HttpChannel(new HttpChannel().strict.newBuilder()
+        .connectionPool(new ConnectionPool(16, 1, TimeUnit.MINUTES))
+        .build(), true);
   }
 
   @Override
@@ -109,37 +138,34 @@ public final class HttpChannel implements DispatchChannel {
     HttpSpec spec = httpSpec(request);
     HttpTemplates templates = new HttpTemplates(request.arguments(), request.executionId());
     String method = spec.method().toUpperCase(Locale.ROOT);
-    Request.Builder builder = newRequest(method, templates.url(spec.url()));
-    applyHeaders(builder, spec, templates, context);
+    Request.Builder builder = newRequest(method, templates.url(spec.url(), "url"));
+    SecretRedactor redactor = applyHeaders(builder, spec, templates, credential(spec, context));
     if (spec.idempotencyHeader() != null) {
       setHeader(builder, spec.idempotencyHeader(), request.executionId());
     }
     setMethod(builder, method, bodyFor(method, spec, templates));
     Request httpRequest = builder.build();
 
-    boolean safe = method.equals("GET") || method.equals("HEAD");
     WireListener wire = new WireListener();
-    BeforeSend beforeSend = new BeforeSend(context);
-    OkHttpClient client =
-        withTimeouts(dispatchBase.newBuilder(), spec.timeoutMillis())
-            .followRedirects(safe)
-            .followSslRedirects(safe)
-            .eventListener(wire)
-            .addNetworkInterceptor(
-                chain -> {
-                  beforeSend.run();
-                  return chain.proceed(chain.request());
-                })
-            .build();
+    SingleExchange exchange = new SingleExchange(context::beforeSend);
+    OkHttpClient client = exchange.install(withTimeouts(strict.newBuilder(), spec.timeoutMillis()))
+        .eventListener(wire)
+        .build();
 
     context.heartbeat("connecting");
     long start = System.nanoTime();
     try (Response response = client.newCall(httpRequest).execute()) {
       context.heartbeat("reading response");
-      return toResult(response, spec.idempotencyHeader(), start);
+      return toResult(response, spec.idempotencyHeader(), start, redactor);
     } catch (IOException e) {
-      beforeSend.rethrowFailure();
+      exchange.rethrowBeforeSendFailure();
       String what = method + " " + redacted(httpRequest.url());
+      if (exchange.refusedSecondRequest()) {
+        throw ApplicationFailure.newNonRetryableFailure(
+            what + ": the target answered " + exchange.firstStatus() + ", then " + e.getMessage()
+                + "; the answer was not kept, so the outcome is unknown",
+            ErrorTypes.OUTCOME_UNKNOWN);
+      }
       if (wire.requestStarted) {
         throw ApplicationFailure.newNonRetryableFailure(
             what + ": request may have reached the target, no response observed (" + e + ")",
@@ -160,25 +186,16 @@ public final class HttpChannel implements DispatchChannel {
     }
     HttpTemplates templates = new HttpTemplates(request.arguments(), request.executionId());
     String method = status.method().toUpperCase(Locale.ROOT);
-    Request.Builder builder = newRequest(method, templates.url(status.url()));
-    applyHeaders(builder, spec, templates, context);
-    setMethod(builder, method, HttpMethod.requiresRequestBody(method) ? RequestBody.create("{}", JSON) : null);
-    Request httpRequest = builder.build();
-
-    WireListener wire = new WireListener();
-    OkHttpClient client =
-        withTimeouts(base.newBuilder(), spec.timeoutMillis()).eventListener(wire).build();
+    HttpUrl url = newRequest(method, templates.url(status.url(), "status url")).build().url();
+    Credential credential = credential(spec, context);
     context.heartbeat("querying status");
     long start = System.nanoTime();
-    DispatchResult result;
-    try (Response response = client.newCall(httpRequest).execute()) {
-      result = toResult(response, spec.idempotencyHeader(), start);
-    } catch (IOException e) {
-      // A status query is a read: any failure may simply be retried.
-      String message = "status query " + method + " " + redacted(httpRequest.url()) + " failed (" + e + ")";
-      throw ApplicationFailure.newFailure(
-          message, wire.requestStarted ? IOException.class.getName() : ErrorTypes.NOT_SENT);
+    StatusHop hop = statusHop(method, url, spec, templates, credential, status, start, 0);
+    for (int redirects = 1; hop.next() != null; redirects++) {
+      context.heartbeat("querying status (redirected)");
+      hop = statusHop(method, hop.next(), spec, templates, credential, status, start, redirects);
     }
+    DispatchResult result = hop.result();
     int code = result.status();
     if (status.completedWhen().contains(code)) {
       return new StatusResult(StatusResult.Verdict.COMPLETED, result, "status endpoint answered " + code);
@@ -190,7 +207,67 @@ public final class HttpChannel implements DispatchChannel {
         StatusResult.Verdict.UNKNOWN,
         result,
         "status endpoint answered " + code + ", which is in neither completed_when "
-            + status.completedWhen() + " nor not_executed_when " + status.notExecutedWhen());
+            + status.completedWhen() + " nor not_executed_when " + status.notExecutedWhen()
+            + (hop.notFollowed() == null ? "" : " (" + hop.notFollowed() + ")"));
+  }
+
+  /** One status request: its answer, or where a same-origin redirect leads; why a redirect was not followed. */
+  private record StatusHop(DispatchResult result, HttpUrl next, String notFollowed) {}
+
+  /**
+   * Sends one status request. A redirect is followed (returned as {@code next}) only for GET and
+   * HEAD, within the origin, up to {@link #MAX_STATUS_REDIRECTS}, and unless the contract lists its
+   * status as an answer.
+   */
+  private StatusHop statusHop(String method, HttpUrl url, HttpSpec spec, HttpTemplates templates,
+      Credential credential, StatusSpec status, long startNanos, int redirects) {
+    Request.Builder builder = new Request.Builder().url(url);
+    SecretRedactor redactor = applyHeaders(builder, spec, templates, credential);
+    setMethod(builder, method, requiresBody(method) ? RequestBody.create("{}", JSON) : null);
+    Request httpRequest = builder.build();
+    WireListener wire = new WireListener();
+    SingleExchange exchange = new SingleExchange(() -> {});
+    OkHttpClient client = exchange.install(withTimeouts(strict.newBuilder(), spec.timeoutMillis()))
+        .eventListener(wire)
+        .build();
+    try (Response response = client.newCall(httpRequest).execute()) {
+      int code = response.code();
+      String location = response.header("Location");
+      String notFollowed = null;
+      if (isRedirect(code) && location != null
+          && !status.completedWhen().contains(code) && !status.notExecutedWhen().contains(code)) {
+        HttpUrl target = url.resolve(location);
+        if (!method.equals("GET") && !method.equals("HEAD")) {
+          notFollowed = "a redirect is followed only for GET and HEAD";
+        } else if (target == null || !sameOrigin(url, target)) {
+          notFollowed = "a redirect to another origin is not followed";
+        } else if (redirects >= MAX_STATUS_REDIRECTS) {
+          notFollowed = "more than " + MAX_STATUS_REDIRECTS + " redirects are not followed";
+        } else {
+          return new StatusHop(null, target, null);
+        }
+      }
+      return new StatusHop(toResult(response, spec.idempotencyHeader(), startNanos, redactor), null, notFollowed);
+    } catch (IOException e) {
+      // A status query is a read: any failure may simply be retried.
+      String message = "status query " + method + " " + redacted(httpRequest.url()) + " failed ("
+          + (exchange.refusedSecondRequest() ? e.getMessage() : e.toString()) + ")";
+      throw ApplicationFailure.newFailure(
+          message, wire.requestStarted ? IOException.class.getName() : ErrorTypes.NOT_SENT);
+    }
+  }
+
+  private static boolean isRedirect(int code) {
+    return code == 301 || code == 302 || code == 303 || code == 307 || code == 308;
+  }
+
+  private static boolean sameOrigin(HttpUrl a, HttpUrl b) {
+    return a.scheme().equals(b.scheme()) && a.host().equals(b.host()) && a.port() == b.port();
+  }
+
+  /** Methods whose request must carry a body (OkHttp refuses them without one). */
+  static boolean requiresBody(String method) {
+    return method.equals("POST") || method.equals("PUT") || method.equals("PATCH");
   }
 
   private static HttpSpec httpSpec(DispatchRequest request) {
@@ -219,7 +296,7 @@ public final class HttpChannel implements DispatchChannel {
   }
 
   private static RequestBody bodyFor(String method, HttpSpec spec, HttpTemplates templates) {
-    if (spec.body() == null && !HttpMethod.requiresRequestBody(method)) {
+    if (spec.body() == null && !requiresBody(method)) {
       return null; // GET, HEAD, DELETE...: arguments travel in the URL
     }
     String contentType = spec.headers().entrySet().stream()
@@ -239,12 +316,20 @@ public final class HttpChannel implements DispatchChannel {
     }
   }
 
-  private static void applyHeaders(
-      Request.Builder builder, HttpSpec spec, HttpTemplates templates, DispatchContext context) {
+  /** The contract's credential, resolved from the vault at send time, or null. */
+  private static Credential credential(HttpSpec spec, DispatchContext context) {
+    return spec.credential() == null ? null : context.credential(spec.credential());
+  }
+
+  /** Sets the contract's headers and credential; returns what redacts that credential's secret from answers. */
+  private static SecretRedactor applyHeaders(
+      Request.Builder builder, HttpSpec spec, HttpTemplates templates, Credential credential) {
     spec.headers().forEach((name, value) -> setHeader(builder, name, templates.text(value, "header " + name)));
-    if (spec.credential() != null) {
-      applyCredential(builder, spec.credential(), context.credential(spec.credential()));
+    if (credential == null) {
+      return SecretRedactor.none();
     }
+    applyCredential(builder, spec.credential(), credential);
+    return SecretRedactor.of(spec.credential(), credential);
   }
 
   private static void setHeader(Request.Builder builder, String name, String value) {
@@ -288,7 +373,8 @@ public final class HttpChannel implements DispatchChannel {
     }
   }
 
-  private static DispatchResult toResult(Response response, String idempotencyHeader, long startNanos) {
+  private static DispatchResult toResult(
+      Response response, String idempotencyHeader, long startNanos, SecretRedactor redactor) {
     Map<String, String> headers = new LinkedHashMap<>();
     for (String name : SELECTED_HEADERS) {
       String value = response.header(name);
@@ -302,26 +388,36 @@ public final class HttpChannel implements DispatchChannel {
         headers.put(idempotencyHeader.toLowerCase(Locale.ROOT), value);
       }
     }
+    // Read past the cap by the longest secret form, so that a secret crossing the cap is redacted whole.
+    int limit = DispatchResult.BODY_CAP + redactor.lookahead();
     StringBuilder body = new StringBuilder();
-    boolean truncated = false;
+    boolean cut = false;
     ResponseBody responseBody = response.body();
     try (Reader reader = responseBody.charStream()) {
       char[] buffer = new char[8192];
       int n;
       while ((n = reader.read(buffer)) != -1) {
         body.append(buffer, 0, n);
-        if (body.length() > DispatchResult.BODY_CAP) {
-          body.setLength(DispatchResult.BODY_CAP);
-          truncated = true;
+        if (body.length() > limit) {
+          body.setLength(limit);
+          cut = true;
           break;
         }
       }
     } catch (IOException e) {
       // The status line arrived, so the target answered; keep what was read and say it is partial.
+      cut = true;
+    }
+    String text = cut ? redactor.redactCut(body.toString()) : redactor.redact(body.toString());
+    boolean truncated = cut;
+    if (text.length() > DispatchResult.BODY_CAP) {
+      text = text.substring(0, DispatchResult.BODY_CAP);
       truncated = true;
     }
+    Map<String, String> shown = redactor.redact(headers);
     long elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
-    return DispatchResult.http(response.code(), headers, body.toString(), truncated, elapsed);
+    return DispatchResult.http(response.code(), shown, text, truncated, elapsed)
+        .withRedacted(redactor.redactedReferences());
   }
 
   private static String redacted(HttpUrl url) {
@@ -340,39 +436,6 @@ public final class HttpChannel implements DispatchChannel {
     @Override
     public void requestBodyStart(Call call) {
       requestStarted = true;
-    }
-  }
-
-  /**
-   * Runs {@code beforeSend} once; if it fails, remembers the failure so it propagates unchanged
-   * even if OkHttp wraps exceptions thrown by interceptors.
-   */
-  private static final class BeforeSend {
-    private final DispatchContext context;
-    private boolean done;
-    private RuntimeException failure;
-
-    BeforeSend(DispatchContext context) {
-      this.context = context;
-    }
-
-    void run() throws IOException {
-      if (done) {
-        return;
-      }
-      try {
-        context.beforeSend();
-        done = true;
-      } catch (RuntimeException e) {
-        failure = e;
-        throw new IOException("beforeSend failed; nothing sent", e);
-      }
-    }
-
-    void rethrowFailure() {
-      if (failure != null) {
-        throw failure;
-      }
     }
   }
 }

@@ -7,8 +7,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import io.onceport.workflow.ErrorTypes;
+import io.onceport.workflow.contract.UrlTemplate;
 import io.temporal.failure.ApplicationFailure;
-import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -16,15 +16,23 @@ import java.util.regex.Pattern;
 
 /**
  * Renders {@code {{name}}} placeholders against one execution's arguments. {@code execution_id}
- * always names the execution, even if an argument has the same name. Every failure is a
- * non-retryable {@code INVALID_REQUEST}: the same contract and arguments would fail again.
+ * always names the execution, even if an argument has the same name. URLs are rendered by {@link
+ * UrlTemplate}, the code the front end uses for the fingerprint's target, so what is sent is what
+ * was fingerprinted. Every failure is a non-retryable {@code INVALID_REQUEST}: the same contract and
+ * arguments would fail again.
  */
 final class HttpTemplates {
   static final String EXECUTION_ID = "execution_id";
   private static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{\\s*([A-Za-z_][A-Za-z0-9_.-]*)\\s*\\}\\}");
   private static final ObjectMapper JSON = new ObjectMapper();
+  /** Numbers as the client sent them (2^53+1, 30-digit decimals): for the body, which carries values. */
+  private static final ObjectMapper EXACT = new ObjectMapper()
+      .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+      .configure(com.fasterxml.jackson.databind.cfg.JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES, false)
+      .setNodeFactory(com.fasterxml.jackson.databind.node.JsonNodeFactory.withExactBigDecimals(true));
 
   private final ObjectNode arguments;
+  private final ObjectNode exactArguments;
   private final String executionId;
 
   HttpTemplates(String argumentsJson, String executionId) {
@@ -39,11 +47,34 @@ final class HttpTemplates {
       throw invalid("Arguments must be a JSON object");
     }
     this.arguments = (ObjectNode) parsed;
+    try {
+      this.exactArguments = (ObjectNode) EXACT.readTree(argumentsJson);
+    } catch (JsonProcessingException e) {
+      throw invalid("Arguments are not valid JSON: " + e.getOriginalMessage());
+    }
   }
 
-  /** The URL with every placeholder percent-encoded as a path segment (only unreserved bytes kept). */
-  String url(String template) {
-    return substitute(template, "url", value -> percentEncode(scalarText(value.name, value.node, "url")));
+  /**
+   * The URL, rendered by {@link UrlTemplate} exactly as the front end rendered the canonical
+   * record's target: placeholders percent-encoded, {@code .}/{@code ..} segments refused.
+   *
+   * @param where names the template in messages: {@code url} or {@code status url}
+   */
+  String url(String template, String where) {
+    try {
+      return UrlTemplate.render(template, where, name -> {
+        JsonNode value = name.equals(EXECUTION_ID) ? TextNode.valueOf(executionId) : arguments.get(name);
+        if (value == null || value.isNull()) {
+          return null;
+        }
+        if (value.isContainerNode()) {
+          throw UrlTemplate.InvalidUrlException.notScalar(name, where, value.getNodeType().name().toLowerCase(java.util.Locale.ROOT));
+        }
+        return value.isTextual() ? value.textValue() : value.toString();
+      });
+    } catch (UrlTemplate.InvalidUrlException e) {
+      throw invalid(e.getMessage());
+    }
   }
 
   /** A header value or other plain text: placeholders replaced by the argument's text. */
@@ -53,12 +84,12 @@ final class HttpTemplates {
 
   /**
    * The body: a string leaf that is exactly one placeholder becomes the argument's JSON value (so
-   * numbers, booleans and objects stay typed); placeholders inside longer strings become text.
-   * A null template sends the arguments object itself.
+   * numbers, booleans and objects stay typed, numbers with every digit the client sent);
+   * placeholders inside longer strings become text. A null template sends the arguments object itself.
    */
   String body(String template) {
     if (template == null) {
-      return arguments.toString();
+      return exactArguments.toString();
     }
     JsonNode tree;
     try {
@@ -74,7 +105,8 @@ final class HttpTemplates {
       String s = node.textValue();
       Matcher whole = PLACEHOLDER.matcher(s);
       if (whole.matches()) {
-        return lookup(whole.group(1), "body").deepCopy();
+        JsonNode value = lookup(whole.group(1), "body");
+        return (whole.group(1).equals(EXECUTION_ID) ? value : exactArguments.get(whole.group(1))).deepCopy();
       }
       return TextNode.valueOf(text(s, "body"));
     }
@@ -140,22 +172,6 @@ final class HttpTemplates {
       throw invalid("Placeholder {{" + name + "}} in " + where + " needs a scalar, got " + value.getNodeType().name().toLowerCase(java.util.Locale.ROOT));
     }
     return value.isTextual() ? value.textValue() : value.toString();
-  }
-
-  /** RFC 3986: everything but unreserved characters is encoded, so a value stays one path segment or query value. */
-  static String percentEncode(String value) {
-    StringBuilder out = new StringBuilder();
-    for (byte b : value.getBytes(StandardCharsets.UTF_8)) {
-      int c = b & 0xff;
-      if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')
-          || c == '-' || c == '.' || c == '_' || c == '~') {
-        out.append((char) c);
-      } else {
-        out.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
-            .append(Character.toUpperCase(Character.forDigit(c & 0xf, 16)));
-      }
-    }
-    return out.toString();
   }
 
   static ApplicationFailure invalid(String message) {

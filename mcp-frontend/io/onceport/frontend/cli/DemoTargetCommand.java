@@ -16,9 +16,18 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = {
       "Run the demo releases API that the shipped contracts call, until stopped.",
-      "POST /v1/releases honours Idempotency-Key; GET /ledger lists every action it performed.",
-      "Faults: header X-Demo-Fault: drop-after-accept | delay=MS, or POST /admin/faults "
-          + "{\"next\": \"drop-after-accept\", \"count\": 1}."
+      "POST /v1/releases honours Idempotency-Key (same key and body: the stored answer; a different body: 422;",
+      "  while the first is still being handled: 409). GET /v1/releases/by-key/KEY is the status endpoint:",
+      "  200 done, 202 still processing, 404 nothing done. POST /v1/notifications acts every time.",
+      "GET /ledger lists every request received, repeated keys included: method, path, key, body, time,",
+      "  finished, handling (acted | replayed | rejected | read | dropped | processing), status, fault.",
+      "Faults on the POST endpoints, by header X-Demo-Fault: FAULT or armed for the next COUNT requests",
+      "  with POST /admin/faults {\"next\": \"FAULT\", \"count\": 1}:",
+      "  drop-after-accept          act, then close the connection without an answer",
+      "  drop-without-acting        close the connection without acting or answering",
+      "  delay=MS                   wait MS, then act (also when the client gave up); status says 202 meanwhile",
+      "  status=CODE[,retry-after=S] answer CODE (400-599), optionally with Retry-After, without acting",
+      "  e.g. status=503,retry-after=0"
     })
 public final class DemoTargetCommand implements Callable<Integer> {
   @Spec CommandSpec spec;

@@ -1,19 +1,17 @@
 package io.onceport.frontend.cli;
 
 import io.onceport.activity.vault.VaultService;
-import io.onceport.frontend.contract.ContractLoadException;
-import io.onceport.frontend.contract.ContractLoader;
 import io.onceport.frontend.contract.ContractSet;
 import io.onceport.frontend.ops.Metrics;
 import io.onceport.frontend.runtime.FrontendRuntime;
 import io.onceport.frontend.runtime.FrontendSettings;
 import io.onceport.frontend.runtime.HostPort;
+import io.onceport.frontend.runtime.StartupChecks;
 import io.onceport.frontend.runtime.WorkerRuntime;
 import io.onceport.frontend.temporal.EmbeddedEngine;
 import io.onceport.frontend.temporal.TemporalCliServer;
 import io.onceport.frontend.temporal.TemporalConnection;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -56,8 +54,7 @@ public final class ServeCommand implements Callable<Integer> {
   @Option(names = "--ui-port", paramLabel = "PORT", defaultValue = "8233", description = "Temporal UI port with --engine temporal-cli (default: ${DEFAULT-VALUE}).")
   int uiPort;
 
-  @Option(names = "--temporal", paramLabel = "HOST:PORT", description = "Use this Temporal cluster instead of starting an engine.")
-  String temporal;
+  @Mixin ContractOptions contractOptions;
 
   @Override
   public Integer call() throws Exception {
@@ -68,18 +65,22 @@ public final class ServeCommand implements Callable<Integer> {
     if (!engine.equals("embedded") && !engine.equals("temporal-cli")) {
       throw new CliException("--engine must be 'embedded' or 'temporal-cli', not '" + engine + "'");
     }
-    ContractSet tools = loadContracts(frontend.contracts);
+    ContractSet tools = contractOptions.load(frontend.contracts, "--contracts DIR");
     tools.warnings().forEach(w -> err.println("onceport: warning: " + w));
-    VaultService vault = worker.openVault(common.data);
+    // Before any engine starts: a busy port or a data dir in use is one line, at once.
+    StartupChecks.listenPortFree(settings.listen(), "--listen");
+    StartupChecks.journalWriterFree(common.data(), worker.journalWriter);
+    VaultService vault = worker.openVault(common.data());
+    boolean useCluster = common.temporal.chosen();
 
     List<AutoCloseable> running = new ArrayList<>();
     Metrics metrics = new Metrics();
     String target;
     String engineNote;
     try {
-      boolean embedded = temporal == null && engine.equals("embedded");
-      if (temporal != null) {
-        target = parse("--temporal", temporal).toString();
+      boolean embedded = !useCluster && engine.equals("embedded");
+      if (useCluster) {
+        target = parse("--temporal", common.temporal.target()).toString();
         engineNote = "";
       } else if (embedded) {
         EmbeddedEngine e = EmbeddedEngine.start("127.0.0.1", embeddedPort);
@@ -88,35 +89,35 @@ public final class ServeCommand implements Callable<Integer> {
         engineNote = " embedded, in memory";
       } else {
         Path binary = TemporalCliServer.findBinary()
-            .orElseThrow(() -> new CliException("--engine temporal-cli needs the `temporal` CLI on PATH (bin/install-temporal-cli builds it)"));
+            .orElseThrow(() -> new CliException("--engine temporal-cli needs the `temporal` CLI on PATH (bin/install-temporal-cli installs it)"));
         // The UI (in the operator's browser) decodes payloads through this front end's codec server:
         // known only when the MCP port is fixed and reachable on loopback.
         HostPort mcp = settings.listen();
         String codecEndpoint = mcp.port() != 0 && mcp.isLoopback() ? "http://" + mcp + "/codec" : null;
-        TemporalCliServer server = TemporalCliServer.start(binary, common.data, "127.0.0.1", embeddedPort, uiPort, false,
+        TemporalCliServer server = TemporalCliServer.start(binary, common.data(), "127.0.0.1", embeddedPort, uiPort, false,
             codecEndpoint, Duration.ofSeconds(60));
         running.add(server);
         if (codecEndpoint != null) {
           settings = settings.withCodecUiOrigin(server.uiUrl().orElseThrow());
         }
         target = server.target();
-        engineNote = " temporal-cli, database " + common.data.resolve("temporal.db") + server.uiUrl().map(u -> ", UI " + u).orElse("");
+        engineNote = " temporal-cli, database " + common.data().resolve("temporal.db") + server.uiUrl().map(u -> ", UI " + u).orElse("");
       }
       TemporalConnection connection = common.connect(target, embedded, metrics);
       running.add(connection);
       connection.registerSearchAttributes();
-      WorkerRuntime workerRuntime = WorkerRuntime.start(connection, common.taskQueue, common.data, vault,
+      WorkerRuntime workerRuntime = WorkerRuntime.start(connection, common.taskQueue, common.data(), vault,
           common.sessionAuthorization, worker.approvalTimeout, worker.journalWriter);
       running.add(workerRuntime);
       // One JVM: the read path may use the worker's vault and journal (a frontend-only process may not).
-      FrontendRuntime front = FrontendRuntime.start(connection, common.taskQueue, common.data, tools, settings, metrics,
+      FrontendRuntime front = FrontendRuntime.start(connection, common.taskQueue, common.data(), tools, settings, metrics,
           workerRuntime.readAccess());
       running.add(front);
       HostPort mcp = settings.listen();
       out.printf("onceport: MCP endpoint http://%s:%d/mcp — %d tools from %s, Temporal %s%s (namespace %s, task queue %s), "
               + "session authorization %s, data %s%n",
           mcp.host().contains(":") ? "[" + mcp.host() + "]" : mcp.host(), front.port(), tools.size(), frontend.contracts, target,
-          engineNote, common.namespace, common.taskQueue, common.sessionAuthorization, common.data.toAbsolutePath().normalize());
+          engineNote, common.namespace(), common.taskQueue, common.sessionAuthorization, common.data().toAbsolutePath().normalize());
       out.flush();
     } catch (CliException e) {
       RoleCommands.closeAll(running);
@@ -138,14 +139,4 @@ public final class ServeCommand implements Callable<Integer> {
     }
   }
 
-  static ContractSet loadContracts(Path dir) {
-    if (!Files.isDirectory(dir)) {
-      throw new CliException("contracts directory " + dir + " does not exist (use --contracts DIR)");
-    }
-    try {
-      return new ContractLoader().load(dir);
-    } catch (ContractLoadException e) {
-      throw new CliException("invalid contracts:\n  " + String.join("\n  ", e.errors()));
-    }
-  }
 }

@@ -7,7 +7,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.networknt.schema.Error;
 import com.networknt.schema.Schema;
 import io.onceport.frontend.contract.JsonSchemas;
+import io.onceport.workflow.contract.StatusSpec;
 import io.onceport.workflow.contract.ToolContract;
+import io.onceport.workflow.contract.UrlTemplate;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -25,9 +27,17 @@ import java.util.concurrent.ConcurrentHashMap;
  * defaults is what makes {@code {}} and {@code {"region": "us-east-1"}} the same action when
  * {@code us-east-1} is the default. Defaults behind {@code $ref}, {@code allOf} and the like are
  * not materialized. Compiled schemas are cached per schema text. Thread-safe.
+ *
+ * <p>Numbers stay exact through validation: schema and arguments cross to the validator's Jackson 3
+ * trees with big integers and decimals kept (not doubles), so {@code maximum: 9007199254740992}
+ * refuses {@code 9007199254740993}, and the normalized arguments keep the digits the client sent.
  */
 public final class ArgumentValidator {
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = ExactJson.newMapper();
+  private static final tools.jackson.databind.json.JsonMapper V3 = tools.jackson.databind.json.JsonMapper.builder()
+      .enable(tools.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+      .configure(tools.jackson.databind.cfg.JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES, false)
+      .build();
   private final Map<String, Compiled> cache = new ConcurrentHashMap<>();
 
   private record Compiled(JsonNode schemaV2, Schema schema) {}
@@ -50,7 +60,7 @@ public final class ArgumentValidator {
     }
     ObjectNode normalized = ((ObjectNode) arguments).deepCopy();
     materializeDefaults(c.schemaV2(), normalized);
-    List<Error> errors = c.schema().validate(JsonSchemas.toV3(normalized));
+    List<Error> errors = c.schema().validate(V3.readTree(normalized.toString()));
     if (!errors.isEmpty()) {
       Set<String> messages = new LinkedHashSet<>();
       for (Error e : errors) {
@@ -58,13 +68,47 @@ public final class ArgumentValidator {
       }
       throw new InvalidArgumentsException(new ArrayList<>(messages));
     }
+    List<String> urlErrors = urlErrors(contract, normalized);
+    if (!urlErrors.isEmpty()) {
+      throw new InvalidArgumentsException(urlErrors);
+    }
     return normalized;
+  }
+
+  /** Stands in for the execution id, which the front end does not know yet, in a status URL. */
+  private static final String SOME_EXECUTION_ID = "act_00000000000000000000000000";
+
+  /**
+   * Arguments that cannot make the URL the HTTP channel would send — a {@code .} or {@code ..}
+   * path segment, a missing or non-scalar value — are refused here, before an execution starts,
+   * instead of failing at dispatch (see {@link UrlTemplate}).
+   */
+  private static List<String> urlErrors(ToolContract contract, ObjectNode arguments) {
+    if (contract.channel() != ToolContract.Channel.HTTP || contract.http() == null) {
+      return List.of();
+    }
+    List<String> errors = new ArrayList<>();
+    checkUrl(errors, contract.http().url(), "http.url", name -> CanonicalActionRecord.urlText(arguments, name, "http.url"));
+    StatusSpec status = contract.replay() == null ? null : contract.replay().status();
+    if (status != null) {
+      checkUrl(errors, status.url(), "replay.status.url", name -> name.equals("execution_id")
+          ? SOME_EXECUTION_ID : CanonicalActionRecord.urlText(arguments, name, "replay.status.url"));
+    }
+    return errors;
+  }
+
+  private static void checkUrl(List<String> errors, String template, String where, UrlTemplate.Values values) {
+    try {
+      UrlTemplate.render(template, where, values);
+    } catch (UrlTemplate.InvalidUrlException e) {
+      errors.add(e.placeholder() == null ? where + ": " + e.reason() : e.placeholder() + ": " + e.reason() + " (" + where + ")");
+    }
   }
 
   private static Compiled compile(String schemaText) {
     try {
       JsonNode node = JSON.readTree(schemaText);
-      Schema schema = JsonSchemas.registry().getSchema(JsonSchemas.toV3(node));
+      Schema schema = JsonSchemas.registry().getSchema(V3.readTree(schemaText));
       schema.initializeValidators(); // eagerly, so concurrent first calls do not race on lazy init
       return new Compiled(node, schema);
     } catch (IOException e) {

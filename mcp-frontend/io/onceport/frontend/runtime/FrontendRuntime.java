@@ -8,6 +8,7 @@ import io.onceport.activity.codec.AesGcmPayloadCodec;
 import io.onceport.activity.dispatch.CredentialResolver;
 import io.onceport.activity.http.HttpChannel;
 import io.onceport.activity.codec.KeyRing;
+import io.onceport.activity.operator.OperatorRegistry;
 import io.onceport.frontend.auth.AgentRegistry;
 import io.onceport.frontend.codec.CodecServer;
 import io.onceport.frontend.contract.ContractSet;
@@ -92,18 +93,24 @@ public final class FrontendRuntime implements AutoCloseable {
     HealthChecks checks = new HealthChecks()
         .add("temporal", HealthChecks.temporalReachable(connection.stubs()))
         .add("contracts", () -> contracts.size() > 0);
-    CodecServer codec = new CodecServer(new AesGcmPayloadCodec(KeyRing.loadOrCreate(dataDir)),
-        token -> !settings.codecAuth() || agents.authenticate(token).filter(actor -> actor.startsWith("operator:")).isPresent(),
+    // The codec server answers operators only (a codec token derived from an operator key, see
+    // OperatorRegistry); agent tokens are never accepted. Its /decode shows plain payloads as they are.
+    OperatorRegistry operators = new OperatorRegistry(dataDir);
+    CodecServer codec = new CodecServer(AesGcmPayloadCodec.forDisplay(KeyRing.loadOrCreate(dataDir)),
+        token -> !settings.codecAuth() || operators.authenticateCodecToken(token).isPresent(),
         settings.codecUiOrigins(), CodecServer.DEFAULT_PREFIX);
     OpsRoutes ops = new OpsRoutes(metrics, checks);
     McpConfig config = McpConfig.newBuilder()
         .listenHost(settings.listen().host()).listenPort(settings.listen().port())
         .allowAnonymous(settings.allowAnonymous())
         .allowedOrigins(settings.allowedOrigins())
+        .allowedHosts(settings.allowedHosts())
+        .extraRouteOrigins(settings.codecUiOrigins())
         .callWait(settings.callWait())
+        .deliveryGrace(settings.deliveryGrace())
         .sessionKey(sessionKey(key))
-        .sessionRegistry(new TemporalSessionRegistry(connection.client(), taskQueue))
-        .readPath(readPath(connection, taskQueue, contracts, settings, metrics, access))
+        .sessionRegistry(new TemporalSessionRegistry(connection.client(), taskQueue, sessionWorkflowIds(key)))
+        .readPath(readPath(connection, taskQueue, key, contracts, settings, metrics, access))
         .extraRoutes(routes -> {
           codec.register(routes);
           ops.register(routes);
@@ -126,17 +133,23 @@ public final class FrontendRuntime implements AutoCloseable {
   }
 
   /** The read path with this process's own ladder: the same rungs as a worker's, with the vault it holds (or none). */
-  private static DirectReads readPath(TemporalConnection connection, String taskQueue, ContractSet contracts,
-      FrontendSettings settings, Metrics metrics, ReadAccess access) {
+  private static DirectReads readPath(TemporalConnection connection, String taskQueue, FingerprintKey key,
+      ContractSet contracts, FrontendSettings settings, Metrics metrics, ReadAccess access) {
     String policy = settings.sessionPolicy() == null ? SessionAuthorities.OPERATOR : settings.sessionPolicy();
     SessionAuthority auto = SessionAuthority.auto();
-    SessionAuthority operator = SessionAuthorities.forPolicy(SessionAuthorities.OPERATOR, connection.client(), taskQueue);
+    SessionAuthority operator = SessionAuthorities.forPolicy(SessionAuthorities.OPERATOR, connection.client(), taskQueue,
+        sessionWorkflowIds(key));
     AuthorizationActivitiesImpl ladder = new AuthorizationActivitiesImpl(access.vault(),
         SessionAuthorities.AUTO.equals(policy) ? auto : operator, java.time.Duration.ofMinutes(15), TargetPolicy.allowAll(),
         p -> SessionAuthorities.AUTO.equals(p) ? auto : operator);
     return new DirectReads(contracts, new ArgumentValidator(), ladder,
         access.vault() == null ? CredentialResolver.NONE : access.vault(), HttpChannel.forReads(), settings.callWait(), policy,
         metrics, access.journal());
+  }
+
+  /** Session workflow ids keyed with the fingerprint key: an agent cannot compute its session's workflow id. */
+  public static io.onceport.activity.session.SessionWorkflowIds sessionWorkflowIds(FingerprintKey key) {
+    return io.onceport.activity.session.SessionWorkflowIds.keyed(key::hmac);
   }
 
   /** The MCP session-signing key, derived from the data directory's fingerprint key. */
@@ -165,5 +178,6 @@ public final class FrontendRuntime implements AutoCloseable {
   public void close() {
     reviewsCounter.shutdownNow();
     server.stop();
+    gateway.close(); // sends the evidence and delivery reports still owed to runs
   }
 }

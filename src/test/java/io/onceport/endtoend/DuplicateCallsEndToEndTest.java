@@ -46,8 +46,25 @@ class DuplicateCallsEndToEndTest {
     return JSON.readTree("{\"service\":\"catalog\",\"version\":\"2026.07." + (++version) + "\"}");
   }
 
+  /** POST requests under this key that reached the target: what was sent. */
+  private static long sent(String path, String key) {
+    return gateway.target.ledger().stream()
+        .filter(e -> e.method().equals("POST") && e.path().equals(path) && key.equals(e.key())).count();
+  }
+
+  /** Of those, the ones that made the target act: what happened. */
   private static long acted(String path, String key) {
-    return gateway.target.ledger().stream().filter(e -> e.path().equals(path) && key.equals(e.key())).count();
+    return gateway.target.ledger().stream()
+        .filter(e -> e.method().equals("POST") && e.path().equals(path) && key.equals(e.key()) && e.acted()).count();
+  }
+
+  private static void assertSentAndActedOnce(String path, String key) {
+    assertEquals(1, sent(path, key), "requests the target received under " + key);
+    assertEquals(1, acted(path, key), "actions the target took under " + key);
+  }
+
+  private static long postsReceived() {
+    return gateway.target.ledger().stream().filter(e -> e.method().equals("POST")).count();
   }
 
   private static String executionId(JsonNode response) {
@@ -68,7 +85,7 @@ class DuplicateCallsEndToEndTest {
     assertEquals(original.at("/result/content/0/text").asText(), retry.at("/result/content/0/text").asText());
     assertEquals("completed", retry.at("/result/structuredContent/state").asText());
     assertEquals(201, retry.at("/result/structuredContent/target_status").asInt());
-    assertEquals(1, acted("/v1/releases", id));
+    assertSentAndActedOnce("/v1/releases", id);
     ExecutionRecord record = gateway.record(id);
     assertEquals(List.of("41", "42"), record.calls().stream().map(c -> c.jsonRpcId()).toList());
   }
@@ -83,7 +100,7 @@ class DuplicateCallsEndToEndTest {
     Thread.sleep(2500);
     JsonNode retry = client.call(8, "create_release", args);
     String id = executionId(retry);
-    assertEquals(1, acted("/v1/releases", id));
+    assertSentAndActedOnce("/v1/releases", id);
     assertTrue(retry.at("/result/structuredContent/attached").asBoolean(), retry.toString());
     assertEquals("completed", retry.at("/result/structuredContent/state").asText());
     assertTrue(retry.at("/result/content/0/text").asText().contains("\"key\":\"" + id + "\""));
@@ -101,8 +118,8 @@ class DuplicateCallsEndToEndTest {
     awaitClosed(first);
     String second = executionId(client.call(2, "create_release", args));
     assertNotEquals(first, second);
-    assertEquals(1, acted("/v1/releases", first));
-    assertEquals(1, acted("/v1/releases", second));
+    assertSentAndActedOnce("/v1/releases", first);
+    assertSentAndActedOnce("/v1/releases", second);
   }
 
   @Test
@@ -135,11 +152,11 @@ class DuplicateCallsEndToEndTest {
     assertEquals(executionId(a), executionId(b));
     JsonNode fresh = JSON.readTree(client.post(McpClient.callBody(3, "create_release", args), "Idempotency-Key", key + "-2").body());
     assertNotEquals(executionId(a), executionId(fresh));
-    int before = gateway.target.ledger().size();
+    long before = postsReceived();
     JsonNode changed = JSON.readTree(client.post(McpClient.callBody(4, "create_release", release()), "Idempotency-Key", key).body());
     assertTrue(changed.at("/result/isError").asBoolean(), changed.toString());
     assertTrue(changed.at("/result/content/0/text").asText().contains("for a different request"), changed.toString());
-    assertEquals(before, gateway.target.ledger().size());
+    assertEquals(before, postsReceived(), "nothing was sent");
   }
 
   @Test
@@ -150,7 +167,7 @@ class DuplicateCallsEndToEndTest {
     String id = executionId(response);
     assertEquals("completed", response.at("/result/structuredContent/state").asText(), response.toString());
     assertEquals(200, response.at("/result/structuredContent/target_status").asInt());
-    assertEquals(1, acted("/v1/releases", id));
+    assertSentAndActedOnce("/v1/releases", id);
     ExecutionRecord record = gateway.record(id);
     assertEquals(1, record.dispatchAttempts());
     assertEquals("completed", record.statusChecks().get(0).verdict());
@@ -169,7 +186,7 @@ class DuplicateCallsEndToEndTest {
     JsonNode retry = client.call(2, "send_notification", args);
     assertEquals(id, executionId(retry));
     assertEquals("needs_review", retry.at("/result/structuredContent/state").asText());
-    assertEquals(1, acted("/v1/notifications", id));
+    assertSentAndActedOnce("/v1/notifications", id);
   }
 
   @Test
@@ -191,7 +208,8 @@ class DuplicateCallsEndToEndTest {
       try (DemoTarget late = DemoTarget.start("127.0.0.1", port)) {
         JsonNode response = call.get();
         assertEquals("completed", response.at("/result/structuredContent/state").asText(), response.toString());
-        assertEquals(1, late.ledger().size());
+        assertEquals(1, late.ledger().stream().filter(e -> e.method().equals("POST")).count(), late.ledger().toString());
+        assertTrue(late.ledger().get(0).acted());
         assertTrue(gateway.record(executionId(response)).dispatchAttempts() >= 2);
       }
     }
@@ -264,7 +282,7 @@ class DuplicateCallsEndToEndTest {
     assertEquals("completed", again.at("/result/structuredContent/state").asText(), again.toString());
     assertTrue(again.at("/result/structuredContent/attached").asBoolean(), again.toString());
     String id = executionId(again);
-    assertEquals(1, acted("/v1/releases", id));
+    assertSentAndActedOnce("/v1/releases", id);
     ExecutionRecord record = gateway.record(id);
     assertEquals(List.of("10", "11"), record.calls().stream().map(c -> c.jsonRpcId()).toList());
     assertEquals("modern-agent/2", record.calls().get(1).clientInfo());

@@ -130,7 +130,9 @@ class MultiProcessTest {
     postStreaming(portOne, client, McpClient.callBody(1, "send_notification", jsonOf("{\"message\":\"multi-process crash\"}")), seen);
     String id = awaitExecutionId(seen);
     awaitRecord(id, r -> r.state() == ExecutionState.DISPATCHED, Duration.ofSeconds(30));
-    Thread.sleep(1000);
+    // Killed only once the request is at the target (held there by the delay fault).
+    io.onceport.testing.Conditions.await("the request reached the target", Duration.ofSeconds(30),
+        () -> cluster.target.received(id) >= 1);
     workerOne.kill9();
     ChildProcess replacement = cluster.worker(temporal, true, "w3");
     ChildProcess another = cluster.worker(temporal, true, "w4");
@@ -139,9 +141,9 @@ class MultiProcessTest {
     ExecutionRecord record = awaitRecord(id, r -> r.state() == ExecutionState.NEEDS_REVIEW, Duration.ofSeconds(60));
     assertEquals(Outcome.UNKNOWN, record.outcome());
     assertEquals(1, record.dispatchAttempts());
-    // The held request completes at the target; nothing else arrives.
-    long waitUntilHeldRequestDone = 7000;
-    Thread.sleep(waitUntilHeldRequestDone);
+    // The held request completes at the target; nothing else arrives (the execution is in review).
+    io.onceport.testing.Conditions.await("the held request completed at the target", Duration.ofSeconds(30),
+        () -> cluster.target.acted(id) >= 1);
     assertEquals(1, cluster.dispatches(id));
     JsonNode retry = cluster.client(portTwo).call(2, "send_notification", jsonOf("{\"message\":\"multi-process crash\"}"));
     assertEquals(id, retry.at("/result/structuredContent/execution_id").asText(), retry.toString());
@@ -184,7 +186,7 @@ class MultiProcessTest {
     CompletableFuture<Void> stream = postStreaming(portOne, session, body, seen);
     String lastEventId = awaitEventId(seen, "p-7", Duration.ofSeconds(20));
     String executionId = lastEventId.substring(0, lastEventId.indexOf(':'));
-    assertEquals(0, cluster.dispatches(executionId), "killed before the target acted");
+    assertEquals(0, cluster.acts(executionId), "killed before the target acted");
     frontOne.kill9();
     try {
       stream.get(10, TimeUnit.SECONDS);
@@ -210,6 +212,7 @@ class MultiProcessTest {
     assertEquals(executionId, result.at("/result/structuredContent/execution_id").asText());
     assertEquals("completed", result.at("/result/structuredContent/state").asText(), result.toString());
     assertEquals(1, cluster.dispatches(executionId));
+    assertEquals(1, cluster.acts(executionId));
   }
 
   /** Waits for an SSE {@code id:} line after which a progress notification for the token arrived. */

@@ -145,7 +145,7 @@ class RealTemporalServerTest {
     ExecutionRecord record = awaitRecord(id, r -> r.state() == ExecutionState.NEEDS_REVIEW, Duration.ofSeconds(90));
     assertEquals(Outcome.UNKNOWN, record.outcome());
     assertEquals(1, record.dispatchAttempts());
-    awaitDispatches(id, 1, Duration.ofSeconds(30)); // the held request completes at the target
+    awaitActs(id, 1, Duration.ofSeconds(30)); // the held request completes at the target
     Thread.sleep(2000); // nothing else arrives
     assertEquals(1, cluster.dispatches(id));
     pending.get(30, TimeUnit.SECONDS);
@@ -156,12 +156,13 @@ class RealTemporalServerTest {
     listUntilFound(server.target(), "OnceportState = 'needs_review_outcome_unknown'", id);
   }
 
-  private static void awaitDispatches(String id, long count, Duration timeout) throws InterruptedException {
+  /** Waits until the target has acted {@code count} times under {@code id} (a held request has completed). */
+  private static void awaitActs(String id, long count, Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
-    while (cluster.dispatches(id) < count && System.nanoTime() < deadline) {
+    while (cluster.acts(id) < count && System.nanoTime() < deadline) {
       Thread.sleep(100);
     }
-    assertEquals(count, cluster.dispatches(id));
+    assertEquals(count, cluster.acts(id));
   }
 
   /** The one send_notification execution that is dispatched, found by a visibility query. */

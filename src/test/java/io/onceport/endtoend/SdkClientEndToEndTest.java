@@ -118,14 +118,19 @@ class SdkClientEndToEndTest {
     return Node22.start(cmd, Node22.PROJECT, Map.of());
   }
 
-  /** POST /v1/releases entries for this service in the demo target's ledger. */
+  /**
+   * POST /v1/releases requests for this service that the demo target received (its {@code /ledger}
+   * lists every request, repeated keys included), after checking that each of them made it act.
+   */
   private static long dispatches(String service) throws Exception {
     HttpResponse<String> r = HttpClient.newHttpClient().send(
         HttpRequest.newBuilder(URI.create(gateway.target.url() + "/ledger")).GET().build(), HttpResponse.BodyHandlers.ofString());
     assertEquals(200, r.statusCode());
     long n = 0;
     for (JsonNode e : JSON.readTree(r.body())) {
-      if (e.path("path").asText().equals("/v1/releases") && e.at("/body/service").asText().equals(service)) {
+      if (e.path("method").asText().equals("POST") && e.path("path").asText().equals("/v1/releases")
+          && e.at("/body/service").asText().equals(service)) {
+        assertEquals("acted", e.path("handling").asText(), e.toString());
         n++;
       }
     }

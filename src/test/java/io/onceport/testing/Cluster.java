@@ -109,8 +109,14 @@ public final class Cluster implements AutoCloseable {
     }
   }
 
+  /** Requests the demo target received under this execution id (its Idempotency-Key), acted on or not: what was sent. */
   public long dispatches(String executionId) {
-    return target.ledger().stream().filter(e -> executionId.equals(e.key())).count();
+    return target.received(executionId);
+  }
+
+  /** Requests under this execution id that made the demo target act: what happened. */
+  public long acts(String executionId) {
+    return target.acted(executionId);
   }
 
   @Override

@@ -305,15 +305,16 @@ class HttpChannelTest {
   }
 
   @Test
-  void redirectIsFollowedForGet() throws Exception {
+  void redirectIsNotFollowedForGetEitherTheRedirectIsTheAnswer() throws Exception {
     server.enqueue(new MockResponse.Builder().code(302).addHeader("Location", "/elsewhere").build());
     server.enqueue(new MockResponse.Builder().code(200).body("here").build());
 
     DispatchResult result = channel.dispatch(request(spec("GET", "/v1/releases", null, Map.of(), null, null), "{}"), context);
 
-    assertEquals(200, result.status());
-    assertEquals("here", result.body());
+    assertEquals(302, result.status());
+    assertEquals("/elsewhere", result.headers().get("location"));
     assertEquals(1, context.beforeSendCalls);
+    assertEquals(1, server.getRequestCount());
     assertEquals(0, server.takeRequest().getBodySize());
   }
 
@@ -372,9 +373,20 @@ class HttpChannelTest {
   }
 
   private DispatchRequest statusRequest() {
-    StatusSpec status = new StatusSpec("GET", "http://127.0.0.1:" + server.getPort() + "/v1/releases/by-key/{{execution_id}}?service={{service}}", List.of(200), List.of(404));
+    return statusRequest(server, "/v1/releases/by-key/{{execution_id}}?service={{service}}");
+  }
+
+  /** A status_query tool on {@code server} whose status URL is {@code pathTemplate}, completed 200, not executed 404. */
+  static DispatchRequest statusRequest(MockWebServer server, String pathTemplate) {
+    return statusRequest(server, pathTemplate, null);
+  }
+
+  static DispatchRequest statusRequest(MockWebServer server, String pathTemplate, String credential) {
+    String base = "http://127.0.0.1:" + server.getPort();
+    StatusSpec status = new StatusSpec("GET", base + pathTemplate, List.of(200), List.of(404));
+    HttpSpec http = new HttpSpec("POST", base + "/v1/releases", null, Map.of(), "Idempotency-Key", credential, 5000);
     ToolContract contract = new ToolContract("create_release", "", "{}", null, ToolContract.Channel.HTTP,
-        post("/v1/releases", null), null, new ReplaySpec(ReplayClass.STATUS_QUERY, Duration.ofHours(1), status), null, null);
+        http, null, new ReplaySpec(ReplayClass.STATUS_QUERY, Duration.ofHours(1), status), null, null);
     return new DispatchRequest(EXECUTION_ID, "hmac-sha256:00", contract, "{\"service\":\"api\"}", 1);
   }
 

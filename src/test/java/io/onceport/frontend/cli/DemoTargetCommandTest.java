@@ -51,4 +51,17 @@ class DemoTargetCommandTest {
     assertTrue(out.toString().contains("--listen=HOST:PORT"), out.toString());
     assertTrue(out.toString().contains("(default: 127.0.0.1:8766)"), out.toString());
   }
+
+  @Test
+  void helpNamesEveryFaultTheTargetAccepts() {
+    int code = run("demo-target", "--help");
+
+    assertEquals(0, code);
+    for (String fault : io.onceport.frontend.demo.DemoTarget.FAULTS.split(" \\| ")) {
+      String name = fault.replaceAll("\\[.*", "");
+      assertTrue(out.toString().contains(name), name + " in " + out);
+    }
+    assertTrue(out.toString().contains("status=503,retry-after=0"), out.toString());
+    assertTrue(out.toString().contains("202 still processing"), out.toString());
+  }
 }
