@@ -70,8 +70,10 @@ import org.slf4j.LoggerFactory;
  * finds no force running forces once for every line written so far — the first synchronous waiter,
  * or the background syncer when only asynchronous appends are pending — so concurrent appenders
  * share one fsync. Before forcing, a waiting appender that becomes the syncer waits up to {@link
- * #GATHER_NANOS} for appenders that are writing at that moment, so one force covers a whole wave of
- * concurrent writers instead of only its own line.
+ * #GATHER_NANOS} for appenders that are writing at that moment and, adaptively, until as many lines
+ * are unforced as the previous waited-for force covered: the writers that force released are
+ * usually about to append again, and without the wait each force would cover only the few that
+ * were scheduled first. A lone writer (previous batch of one) never waits.
  *
  * <p><b>Idempotence.</b> An append whose key is already in the segment returns the existing entry
  * (after making sure it is durable) instead of writing a second one. The key index is rebuilt from
@@ -117,6 +119,8 @@ public final class Journal implements AutoCloseable {
   private final Condition syncWanted = syncLock.newCondition();
   private long synced;
   private boolean syncing;
+  /** Lines the last force by a waiting appender covered: the next one gathers that many. Guarded by syncLock. */
+  private long lastBatch = 1;
   /** Futures of asynchronous appends not yet durable. Guarded by syncLock. */
   private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
   /** Appenders between entering an append and finishing their write: a syncer waits for them. */
@@ -379,12 +383,14 @@ public final class Journal implements AutoCloseable {
    */
   private void syncOnce(boolean gather) {
     syncing = true;
+    long base = synced;
+    long want = base + (gather ? lastBatch : 0);
     syncLock.unlock();
     IOException error = null;
     long target;
     try {
       long gatherUntil = gather && options.fsync() ? System.nanoTime() + GATHER_NANOS : 0;
-      while (appending.get() > 0 && System.nanoTime() < gatherUntil) {
+      while ((appending.get() > 0 || written < want) && System.nanoTime() < gatherUntil) {
         Thread.yield(); // two cores: let the writers we wait for run
       }
       target = written;
@@ -400,6 +406,9 @@ public final class Journal implements AutoCloseable {
       syncLock.lock();
     }
     syncing = false;
+    if (gather && error == null) {
+      lastBatch = Math.max(1, target - base);
+    }
     List<Waiting> done = new ArrayList<>();
     if (error != null) {
       if (failure == null) {

@@ -194,4 +194,58 @@ class JournalGroupCommitTest {
     assertTrue(r.ok(), r.summary());
     assertEquals(threads * perThread, r.entries());
   }
+
+  @Test
+  void sixteenSynchronousWritersShareForcesAndEveryReturnedAppendSurvivesAMachineCrash() throws Exception {
+    int threads = 16;
+    int perThread = 100;
+    Journal j = openCached();
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    List<Future<Integer>> writers = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      int id = t;
+      writers.add(pool.submit(() -> {
+        for (int i = 0; i < perThread; i++) {
+          j.append(Map.of("thread", id, "i", i), "t" + id + "/" + i);
+        }
+        return perThread;
+      }));
+    }
+    for (Future<Integer> w : writers) {
+      assertEquals(perThread, w.get(30, TimeUnit.SECONDS));
+    }
+    pool.shutdown();
+    long forces = j.fsyncCount();
+    cached.get().crash(); // power lost right after the last append returned
+    j.close();
+    assertTrue(forces < threads * perThread / 4,
+        "fsyncs " + forces + " for " + threads * perThread + " synchronous appends by " + threads + " writers");
+    try (Journal reopened = openPlain()) {
+      assertEquals(threads * perThread, reopened.size(), "every append that returned was durable");
+    }
+    assertTrue(new JournalVerifier(SIGNER.verifier()).verify(segment(), null).ok());
+  }
+
+  @Test
+  void aLoneSynchronousWriterAfterABurstForcesEachEntryByItself() throws Exception {
+    try (Journal j = openPlain()) {
+      // sixteen writers first: the adaptive gather remembers a large batch
+      ExecutorService pool = Executors.newFixedThreadPool(16);
+      List<Future<?>> writers = new ArrayList<>();
+      for (int t = 0; t < 16; t++) {
+        int id = t;
+        writers.add(pool.submit(() -> j.append(Map.of("thread", id), "warm/" + id)));
+      }
+      for (Future<?> w : writers) {
+        w.get(30, TimeUnit.SECONDS);
+      }
+      pool.shutdown();
+      long before = j.fsyncCount();
+      for (int i = 0; i < 20; i++) {
+        Appended a = j.append(Map.of("i", i), "lone/" + i);
+        assertEquals(16 + i + 1, a.seq());
+      }
+      assertEquals(20, j.fsyncCount() - before, "a lone writer's every entry is its own force");
+    }
+  }
 }
