@@ -1,5 +1,12 @@
 package io.onceport.workflow.execution;
 
+import static io.onceport.workflow.execution.ExecutionSearchAttributes.INTENT_KEY_MISMATCH_PREFIX;
+import static io.onceport.workflow.execution.ExecutionSearchAttributes.SA_ACTOR;
+import static io.onceport.workflow.execution.ExecutionSearchAttributes.SA_EXECUTION_ID;
+import static io.onceport.workflow.execution.ExecutionSearchAttributes.SA_FINGERPRINT;
+import static io.onceport.workflow.execution.ExecutionSearchAttributes.SA_STATE;
+import static io.onceport.workflow.execution.ExecutionSearchAttributes.SA_TOOL;
+
 import io.onceport.workflow.ErrorTypes;
 import io.onceport.workflow.auth.AuthorizationActivities;
 import io.onceport.workflow.auth.AuthorizationDecision;
@@ -24,7 +31,6 @@ import io.onceport.workflow.replay.ReplayPolicy.Step;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.activity.LocalActivityOptions;
 import io.temporal.common.RetryOptions;
-import io.temporal.common.SearchAttributeKey;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.TimeoutFailure;
@@ -77,15 +83,6 @@ import org.slf4j.Logger;
  * <p>Executions started before {@link #REPLAY_POLICY_CHANGE} run {@link ToolExecutionV1}, frozen.
  */
 public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
-  public static final SearchAttributeKey<String> SA_EXECUTION_ID = SearchAttributeKey.forKeyword("OnceportExecutionId");
-  public static final SearchAttributeKey<String> SA_FINGERPRINT = SearchAttributeKey.forKeyword("OnceportFingerprint");
-  public static final SearchAttributeKey<String> SA_TOOL = SearchAttributeKey.forKeyword("OnceportTool");
-  public static final SearchAttributeKey<String> SA_ACTOR = SearchAttributeKey.forKeyword("OnceportActor");
-  public static final SearchAttributeKey<String> SA_STATE = SearchAttributeKey.forKeyword("OnceportState");
-
-  /** How the attach validator's refusal of a reused intent key begins (failure types of validators are not kept). */
-  public static final String INTENT_KEY_MISMATCH_PREFIX = "intent key reused: ";
-
   /** Version 1: the replay policy, state-only handlers, folded journal writes (before it: {@link ToolExecutionV1}). */
   static final String REPLAY_POLICY_CHANGE = "replay-policy";
   static final String LOCAL_AUTHORIZATION_CHANGE = "authorization-as-local-activity";
