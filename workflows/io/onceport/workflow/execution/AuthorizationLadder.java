@@ -4,13 +4,16 @@ import io.onceport.workflow.auth.AuthorizationActivities;
 import io.onceport.workflow.auth.AuthorizationDecision;
 import io.onceport.workflow.auth.AuthorizationDecision.Kind;
 import io.onceport.workflow.auth.AuthorizationRequest;
+import io.onceport.workflow.journal.JournalTransition;
 import io.onceport.workflow.operator.DecisionBinding;
 import io.onceport.workflow.operator.DecisionVerdict;
 import io.temporal.workflow.Functions;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Who may act, never whether it already happened: the ladder's decision (a local activity) carried
@@ -56,17 +59,33 @@ final class AuthorizationLadder {
       }
       switch (decision.kind()) {
         case ALLOW -> {
-          execution.authorized(decision);
+          authorized(decision);
           return true;
         }
         case REJECT -> {
-          execution.rejected(decision.rule(), decision.by(), decision.reason());
+          rejected(decision.rule(), decision.by(), decision.reason());
           return false;
         }
         case APPROVAL_REQUIRED -> decision = awaitApproval(request, decision);
         case SESSION_AUTHORIZATION_REQUIRED -> decision = awaitSessionAuthorization(request, decision);
       }
     }
+  }
+
+  private void authorized(AuthorizationDecision decision) {
+    Map<String, Object> detail = new LinkedHashMap<>(Map.of("rule", decision.rule(), "by", decision.by()));
+    if (!decision.reason().isEmpty()) {
+      detail.put("reason", decision.reason()); // an operator's approval keeps its reason
+    }
+    execution.authorization(
+        new ExecutionRecord.Authorization("authorized", decision.rule(), execution.now(), decision.by(), decision.reason(), null),
+        ExecutionState.AUTHORIZED, "authorized (" + decision.rule() + ")", JournalTransition.AUTHORIZED, detail);
+  }
+
+  private void rejected(String rule, String by, String reason) {
+    execution.authorization(new ExecutionRecord.Authorization("rejected", rule, execution.now(), by, reason, null),
+        ExecutionState.REJECTED, "rejected (" + rule + ")" + (reason.isEmpty() ? "" : ": " + reason) + "; nothing was dispatched",
+        JournalTransition.REJECTED, Map.of("rule", rule, "by", by, "reason", reason));
   }
 
   /**
@@ -77,7 +96,11 @@ final class AuthorizationLadder {
   private AuthorizationDecision awaitApproval(AuthorizationRequest request, AuthorizationDecision waiting) {
     long deadline = Workflow.currentTimeMillis() + Math.max(1, waiting.timeoutMillis());
     inbox.approvalDeadline(deadline);
-    execution.awaitingApproval(waiting, Instant.ofEpochMilli(deadline).toString());
+    String expiresAt = Instant.ofEpochMilli(deadline).toString();
+    execution.authorization(new ExecutionRecord.Authorization("awaiting_approval", waiting.rule(), execution.now(), waiting.by(),
+            waiting.reason(), expiresAt), ExecutionState.AWAITING_APPROVAL,
+        "awaiting an operator's approval (" + waiting.rule() + ") until " + expiresAt + ": onceport approve " + execution.executionId(),
+        JournalTransition.AWAITING_APPROVAL, Map.of("rule", waiting.rule(), "expires_at", expiresAt));
     String timeoutReason = "no operator approved within " + Duration.ofMillis(waiting.timeoutMillis());
     while (true) {
       AuthorizationDecision closed = awaitOperator(request, deadline, inbox::approvalWaiting, "approval_timeout", timeoutReason);
@@ -98,7 +121,12 @@ final class AuthorizationLadder {
   private AuthorizationDecision awaitSessionAuthorization(AuthorizationRequest request, AuthorizationDecision waiting) {
     String session = execution.input().sessionId();
     long deadline = Workflow.currentTimeMillis() + Math.max(1, waiting.timeoutMillis());
-    execution.awaitingSessionAuthorization(waiting, Instant.ofEpochMilli(deadline).toString());
+    String expiresAt = Instant.ofEpochMilli(deadline).toString();
+    execution.authorization(new ExecutionRecord.Authorization("awaiting_session_authorization", waiting.rule(), execution.now(),
+            waiting.by(), waiting.reason(), expiresAt), ExecutionState.AWAITING_SESSION_AUTHORIZATION,
+        "awaiting an operator's authorization of session " + session + " until " + expiresAt + ": onceport sessions authorize " + session,
+        JournalTransition.AWAITING_SESSION_AUTHORIZATION,
+        Map.of("rule", waiting.rule(), "session", String.valueOf(session), "expires_at", expiresAt));
     String timeoutReason = "no operator authorized session " + session + " in time";
     while (true) {
       AuthorizationDecision closed = awaitOperator(request, deadline, inbox::sessionDecisionWaiting,

@@ -125,7 +125,7 @@ final class Dispatcher {
     String startedAt = execution.now();
     String reference = Ids.resultReference(Workflow.currentTimeMillis(), random);
     loop.publish();
-    List<JournalEntry> carried = execution.drainJournal();
+    List<JournalEntry> carried = execution.journal().drain();
     ExecutionInput input = execution.input();
     DispatchRequest request = new DispatchRequest(execution.executionId(), input.fingerprint(), input.contract(), input.arguments(),
         attempt, carried, reference);
@@ -163,7 +163,7 @@ final class Dispatcher {
     }
     if (type == null || ErrorTypes.JOURNAL_UNAVAILABLE.equals(type)) {
       // A lost worker may have died before writing them; the journal cannot have them if it failed.
-      execution.requeue(carried);
+      execution.journal().requeue(carried);
     }
     if (ErrorTypes.NOT_SENT.equals(type)) {
       execution.sendNotSent(attempt, startedAt, text);
@@ -239,7 +239,7 @@ final class Dispatcher {
     }
     presentation.answer(null);
     execution.reviewResolved(decided);
-    String text = "resolved by " + decided.by() + " as " + execution.reviewDecision() + ": " + decided.reason();
+    String text = "resolved by " + decided.by() + " as " + decided.decision().name().toLowerCase() + ": " + decided.reason();
     return switch (decided.decision()) {
       case COMPLETED -> new Observation(Fact.RESOLVED_COMPLETED, true, null, text);
       case FAILED -> new Observation(Fact.RESOLVED_FAILED, false, null, text);
@@ -253,13 +253,13 @@ final class Dispatcher {
   private void settleFrom(Observation seen, boolean succeeded) {
     switch (seen.fact()) {
       case ANSWERED -> {
-        execution.answered(seen.answer());
+        execution.result(seen.answer(), null);
         // The send activity journaled this outcome itself (with the result reference).
         execution.settled(succeeded, "the target answered " + seen.answer().answer(), false);
       }
       case STATUS_COMPLETED, STATUS_FAILED -> {
         if (seen.answer() != null) {
-          execution.found(seen.answer(), Ids.resultReference(Workflow.currentTimeMillis(), random));
+          execution.result(seen.answer(), Ids.resultReference(Workflow.currentTimeMillis(), random));
           execution.settled(succeeded, "the status query found it: " + seen.answer().answer(), true);
         } else {
           execution.settled(succeeded, "status query: " + seen.detail(), true);

@@ -1,28 +1,24 @@
 package io.onceport.workflow.execution;
 
-import io.onceport.workflow.auth.AuthorizationDecision;
 import io.onceport.workflow.contract.ToolContract;
 import io.onceport.workflow.dispatch.DispatchResult;
-import io.onceport.workflow.journal.JournalEntry;
 import io.onceport.workflow.journal.JournalTransition;
 import io.onceport.workflow.replay.ReplayPolicy;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.LongSupplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 
 /**
  * One execution as its run knows it: the state object of {@link ToolExecutionWorkflowImpl} (in the
  * spirit of samples-java's single-state-object workflows). It owns the state transitions, the
- * version counter, the evidence (sends, status checks, calls, transitions), the journal entries
- * waiting to be written, and the one place the {@link ExecutionRecord} is built from them.
+ * version counter, the evidence (its {@link SendLog}, {@link CallLog} and transitions), the {@link
+ * JournalQueue} of entries waiting to be written, and the one place the {@link ExecutionRecord} is
+ * built from them.
  *
  * <p><b>Why one object.</b> Every change goes through a method here, and every method that changes
  * what a caller could see bumps {@link #version()} exactly once, so a waiter in {@code awaitChange}
@@ -33,12 +29,6 @@ import org.slf4j.Logger;
  * workflow), so it is also usable, and tested, outside a workflow.
  */
 final class Execution {
-  /** Calls kept on the record; later ones are counted, not stored. */
-  static final int MAX_RECORDED_CALLS = 200;
-
-  private static final Pattern TOP_LEVEL_ARGUMENT =
-      Pattern.compile("\"([A-Za-z0-9_.-]{1,40})\":(\"[^\"]{0,40}\"|[0-9.eE+-]{1,20}|true|false|null)");
-
   private final ExecutionInput input;
   private final String executionId;
   private final String workflowId;
@@ -58,26 +48,15 @@ final class Execution {
   private DispatchResult result;
   private ExecutionRecord.Authorization authorization;
   private ExecutionRecord.Review review;
-  private final List<ExecutionRecord.Send> sends = new ArrayList<>();
-  private final List<ExecutionRecord.StatusCheck> statusChecks = new ArrayList<>();
-  private final List<AttachedCall> calls = new ArrayList<>();
-  private int unrecordedCalls;
-  private int callEntries;
+  private final SendLog sends = new SendLog();
+  private final CallLog calls = new CallLog();
   private final List<ExecutionRecord.Transition> transitions = new ArrayList<>();
   private String attachableUntil;
   private String cancellation;
   private String message = "accepted";
   private long version;
   private int refusals;
-
-  /** Journal entries queued by the main method and by handlers, written by the main method. */
-  private final List<JournalEntry> pendingJournal = new ArrayList<>();
-
-  // Counters the replay policy decides on.
-  private int notSentRetries;
-  private int statusChecksSinceSend;
-  private int uncertainSends;
-  private long lastSendEndedMillis;
+  private final JournalQueue journal;
 
   /** An accepted execution: its first transition, and its {@code accepted} entry queued (version 0). */
   Execution(ExecutionInput input, String executionId, long acceptedMillis, String workflowId, String runId,
@@ -89,6 +68,7 @@ final class Execution {
     this.clock = Objects.requireNonNull(clock, "clock == null");
     this.log = Objects.requireNonNull(log, "log == null");
     this.acceptedAt = Instant.ofEpochMilli(acceptedMillis).toString();
+    this.journal = new JournalQueue(executionId, input.fingerprint(), input.tool());
     transitions.add(new ExecutionRecord.Transition(state.wireName(), acceptedAt, ""));
     queue(JournalTransition.ACCEPTED, 1, Map.of(
         "tool", input.tool(), "actor", input.actor(), "target", input.target(),
@@ -96,18 +76,12 @@ final class Execution {
         "arguments", input.shownArguments()));
   }
 
-  // ---- reading ----
-
   ExecutionInput input() {
     return input;
   }
 
   String executionId() {
     return executionId;
-  }
-
-  String acceptedAt() {
-    return acceptedAt;
   }
 
   ExecutionState state() {
@@ -124,6 +98,11 @@ final class Execution {
 
   int sendCount() {
     return sends.size();
+  }
+
+  /** The entries queued for the journal: the main method writes them. */
+  JournalQueue journal() {
+    return journal;
   }
 
   /** Workflow time as ISO-8601, the form every time on the record takes. */
@@ -143,24 +122,13 @@ final class Execution {
 
   /** True while nothing sent may have acted: a cancellation still stops the execution. */
   boolean mayCancel() {
-    return uncertainSends == 0 && !state.mayHaveCrossedDispatch();
+    return !sends.anyUncertain() && !state.mayHaveCrossedDispatch();
   }
 
   /** What the replay policy decides on. */
   ReplayPolicy.Situation situation(boolean succeeded) {
-    int mayHaveReached = 0;
-    for (ExecutionRecord.Send s : sends) {
-      if (s.mayHaveReachedTarget()) {
-        mayHaveReached++;
-      }
-    }
-    long since = sends.isEmpty() ? 0 : Math.max(0, clock.getAsLong() - lastSendEndedMillis);
-    ToolContract contract = input.contract();
-    return new ReplayPolicy.Situation(mayHaveReached, notSentRetries, statusChecksSinceSend, uncertainSends, since,
-        contract.settleMillis(), contract.requestTimeoutMillis(), succeeded);
+    return sends.situation(input.contract(), clock.getAsLong(), succeeded);
   }
-
-  // ---- the one way the state changes ----
 
   void transition(ExecutionState next, String text) {
     state = next;
@@ -176,39 +144,20 @@ final class Execution {
     version++;
   }
 
-  // ---- authorization ----
-
-  void authorized(AuthorizationDecision decision) {
-    authorizedAt = now();
-    authorization = new ExecutionRecord.Authorization("authorized", decision.rule(), authorizedAt, decision.by(), decision.reason(), null);
-    transition(ExecutionState.AUTHORIZED, "authorized (" + decision.rule() + ")");
-    Map<String, Object> detail = new LinkedHashMap<>(Map.of("rule", decision.rule(), "by", decision.by()));
-    if (!decision.reason().isEmpty()) {
-      detail.put("reason", decision.reason()); // an operator's approval keeps its reason
+  /**
+   * The ladder's decision on the record (how it decided: rule, by, reason, until when it waits), the
+   * state it leads to, and its journal entry. A rejection means nothing was, or will be, executed.
+   */
+  void authorization(ExecutionRecord.Authorization how, ExecutionState next, String text, JournalTransition entry,
+      Map<String, Object> detail) {
+    authorization = how;
+    if (next == ExecutionState.AUTHORIZED) {
+      authorizedAt = how.at();
+    } else if (next == ExecutionState.REJECTED) {
+      outcome = Outcome.NOT_EXECUTED;
     }
-    queue(JournalTransition.AUTHORIZED, 1, detail);
-  }
-
-  void awaitingApproval(AuthorizationDecision decision, String expiresAt) {
-    authorization = new ExecutionRecord.Authorization("awaiting_approval", decision.rule(), now(), decision.by(), decision.reason(), expiresAt);
-    transition(ExecutionState.AWAITING_APPROVAL, "awaiting an operator's approval (" + decision.rule() + ") until " + expiresAt
-        + ": onceport approve " + executionId);
-    queue(JournalTransition.AWAITING_APPROVAL, 1, Map.of("rule", decision.rule(), "expires_at", expiresAt));
-  }
-
-  void awaitingSessionAuthorization(AuthorizationDecision decision, String expiresAt) {
-    authorization = new ExecutionRecord.Authorization("awaiting_session_authorization", decision.rule(), now(), decision.by(), decision.reason(), expiresAt);
-    transition(ExecutionState.AWAITING_SESSION_AUTHORIZATION, "awaiting an operator's authorization of session " + input.sessionId()
-        + " until " + expiresAt + ": onceport sessions authorize " + input.sessionId());
-    queue(JournalTransition.AWAITING_SESSION_AUTHORIZATION, 1,
-        Map.of("rule", decision.rule(), "session", String.valueOf(input.sessionId()), "expires_at", expiresAt));
-  }
-
-  void rejected(String rule, String by, String reason) {
-    authorization = new ExecutionRecord.Authorization("rejected", rule, now(), by, reason, null);
-    outcome = Outcome.NOT_EXECUTED;
-    transition(ExecutionState.REJECTED, "rejected (" + rule + ")" + (reason.isEmpty() ? "" : ": " + reason) + "; nothing was dispatched");
-    queue(JournalTransition.REJECTED, 1, Map.of("rule", rule, "by", by, "reason", reason));
+    transition(next, text);
+    queue(entry, 1, detail);
   }
 
   /** An operator's statement was refused: on the record and in the journal with what was presented. */
@@ -223,11 +172,9 @@ final class Execution {
     note("decision_refused", kind + " refused: " + refusal);
   }
 
-  // ---- cancellation ----
-
   /** Whether a cancellation can still stop the execution: nothing sent may have acted. */
   boolean cancellable() {
-    return !(state.isTerminal() || state.mayHaveCrossedDispatch() || uncertainSends > 0);
+    return !(state.isTerminal() || state.mayHaveCrossedDispatch() || sends.anyUncertain());
   }
 
   void cancellationRequested(String who) {
@@ -246,16 +193,13 @@ final class Execution {
     queue(JournalTransition.CANCELLED, 1, Map.of("detail", cancellation));
   }
 
-  // ---- sends and status queries ----
-
   void retryingNotSent() {
-    notSentRetries++;
+    sends.retryingNotSent();
   }
 
   /** A send begins: dispatched, outcome pending; returns its attempt number. */
   int sendStarted() {
-    int attempt = sends.size() + 1;
-    statusChecksSinceSend = 0;
+    int attempt = sends.begin();
     if (dispatchedAt == null) {
       dispatchedAt = now();
     }
@@ -265,7 +209,7 @@ final class Execution {
   }
 
   void sendEnded() {
-    lastSendEndedMillis = clock.getAsLong();
+    sends.ended(clock.getAsLong());
   }
 
   void sendAnswered(int attempt, String startedAt, Integer code, String reference) {
@@ -289,7 +233,7 @@ final class Execution {
   void sendUncertain(int attempt, String startedAt, String text, boolean workerLost) {
     sends.add(new ExecutionRecord.Send(attempt, executionId, startedAt, now(),
         workerLost ? ExecutionRecord.Send.WORKER_LOST : ExecutionRecord.Send.OUTCOME_UNKNOWN, null, text, null));
-    uncertainSends++;
+    sends.uncertain();
     outcome = Outcome.UNKNOWN;
     queue(JournalTransition.OUTCOME_UNKNOWN, attempt,
         Map.of("reason", text, "observed", workerLost ? ExecutionRecord.Send.WORKER_LOST : ExecutionRecord.Send.OUTCOME_UNKNOWN));
@@ -298,15 +242,7 @@ final class Execution {
 
   /** The policy's decision after the last send, written on that send once. */
   void decided(ReplayPolicy.Step step) {
-    if (sends.isEmpty()) {
-      return;
-    }
-    int last = sends.size() - 1;
-    ExecutionRecord.Send s = sends.get(last);
-    if (s.decision() == null) {
-      sends.set(last, new ExecutionRecord.Send(s.attempt(), s.key(), s.startedAt(), s.endedAt(), s.observed(), s.status(),
-          s.detail(), step.action().name().toLowerCase(Locale.ROOT)));
-    }
+    sends.decided(step);
   }
 
   /**
@@ -314,7 +250,7 @@ final class Execution {
    * acted: nothing uncertain remains, and the next send is a first one again.
    */
   void provedNotActed(String text) {
-    uncertainSends = 0;
+    sends.provedNotActed();
     outcome = Outcome.PENDING;
     transition(ExecutionState.AUTHORIZED, text);
   }
@@ -323,16 +259,14 @@ final class Execution {
     if (state != ExecutionState.VERIFYING) {
       transition(ExecutionState.VERIFYING, "outcome unknown; asking the target's status facility");
     }
-    statusChecksSinceSend++;
+    sends.statusQueried();
   }
 
   void statusChecked(String verdict, Integer code, String detail) {
-    statusChecks.add(new ExecutionRecord.StatusCheck(now(), verdict, code, detail));
+    int checks = sends.checked(new ExecutionRecord.StatusCheck(now(), verdict, code, detail));
     version++;
-    queue(JournalTransition.STATUS_QUERY, statusChecks.size(), Map.of("verdict", verdict, "detail", detail));
+    queue(JournalTransition.STATUS_QUERY, checks, Map.of("verdict", verdict, "detail", detail));
   }
-
-  // ---- review ----
 
   void needsReview(String reason) {
     transition(ExecutionState.NEEDS_REVIEW,
@@ -346,21 +280,15 @@ final class Execution {
         Map.of("decision", review.decision(), "by", decided.by(), "reason", decided.reason()));
   }
 
-  String reviewDecision() {
-    return review == null ? null : review.decision();
-  }
-
-  // ---- the outcome ----
-
-  /** The result the target answered with (the send activity journaled it itself). */
-  void answered(DispatchResult answer) {
+  /**
+   * The result the outcome settles on: the target's answer (its reference was given with the send,
+   * {@code reference} null) or what a status query found (a reference of its own).
+   */
+  void result(DispatchResult answer, String reference) {
     result = answer;
-  }
-
-  /** A result a status query found: it gets a reference of its own. */
-  void found(DispatchResult answer, String reference) {
-    result = answer;
-    resultReference = reference;
+    if (reference != null) {
+      resultReference = reference;
+    }
   }
 
   void settled(boolean succeeded, String why, boolean journalOutcome) {
@@ -391,8 +319,6 @@ final class Execution {
     queue(JournalTransition.OUTCOME, Math.max(1, sends.size()), Map.of("outcome", why.wireName(), "reason", text));
   }
 
-  // ---- staying attachable: calls and deliveries ----
-
   void attachWindowOpened(long untilMillis) {
     attachableUntil = Instant.ofEpochMilli(untilMillis).toString();
     version++;
@@ -407,7 +333,7 @@ final class Execution {
 
   /** A call that attached (the first one created the execution; later ones are retries). */
   void attached(AttachRequest request) {
-    recordCall(request, !calls.isEmpty() || unrecordedCalls > 0);
+    recordCall(request, calls.any());
     version++;
   }
 
@@ -420,22 +346,8 @@ final class Execution {
   }
 
   private void recordCall(AttachRequest request, boolean retry) {
-    if (calls.size() < MAX_RECORDED_CALLS) {
-      calls.add(AttachedCall.of(request, retry, state));
-    } else {
-      unrecordedCalls++;
-    }
-    Map<String, Object> evidence = new LinkedHashMap<>();
-    evidence.put("retry", retry);
-    evidence.put("state", state.wireName());
-    putIfPresent(evidence, "jsonrpc_id", request.jsonRpcId());
-    putIfPresent(evidence, "session", request.sessionId());
-    putIfPresent(evidence, "run", request.runId());
-    putIfPresent(evidence, "intent_key", request.intentKey());
-    putIfPresent(evidence, "client", request.clientInfo());
-    putIfPresent(evidence, "protocol_version", request.protocolVersion());
-    putIfPresent(evidence, "remote", request.remoteAddress());
-    queue(JournalTransition.CALL, ++callEntries, evidence);
+    ExecutionState at = state;
+    queue(JournalTransition.CALL, calls.add(request, retry, at), CallLog.evidence(request, retry, at));
   }
 
   /**
@@ -443,11 +355,7 @@ final class Execution {
    * merely waiting for review); not delivered never overrides an earlier delivery.
    */
   void deliveryReported(DeliveryReport report) {
-    for (int i = 0; i < calls.size(); i++) {
-      if (calls.get(i).callId().equals(report.callId())) {
-        calls.set(i, calls.get(i).withDelivery(report.delivered() ? "delivered" : "not_delivered", report.at()));
-      }
-    }
+    calls.reported(report);
     if (report.delivered() && isSettled() && state != ExecutionState.NEEDS_REVIEW) {
       if (delivery != Delivery.DELIVERED) {
         delivery = Delivery.DELIVERED;
@@ -456,43 +364,13 @@ final class Execution {
       }
     } else if (!report.delivered() && delivery != Delivery.DELIVERED) {
       delivery = Delivery.NOT_DELIVERED;
-      queue(JournalTransition.NOT_DELIVERED, countNotDelivered(), Map.of("call", report.callId(), "detail", report.detail()));
+      queue(JournalTransition.NOT_DELIVERED, calls.notDelivered(), Map.of("call", report.callId(), "detail", report.detail()));
     }
     version++;
   }
 
-  private int countNotDelivered() {
-    int n = 0;
-    for (AttachedCall c : calls) {
-      if ("not_delivered".equals(c.delivery())) {
-        n++;
-      }
-    }
-    return Math.max(1, n);
-  }
-
-  // ---- the journal queue ----
-
-  void queue(JournalTransition transition, int attempt, Map<String, Object> detail) {
-    Map<String, Object> withTool = new LinkedHashMap<>(detail);
-    withTool.putIfAbsent("tool", input.tool());
-    pendingJournal.add(new JournalEntry(executionId, input.fingerprint(), transition.wireName(), attempt, now(), withTool));
-  }
-
-  boolean journalPending() {
-    return !pendingJournal.isEmpty();
-  }
-
-  /** The queued entries, in order, and an empty queue. */
-  List<JournalEntry> drainJournal() {
-    List<JournalEntry> batch = new ArrayList<>(pendingJournal);
-    pendingJournal.clear();
-    return batch;
-  }
-
-  /** Entries that did not become durable go back to the front of the queue. */
-  void requeue(List<JournalEntry> entries) {
-    pendingJournal.addAll(0, entries);
+  private void queue(JournalTransition transition, int attempt, Map<String, Object> detail) {
+    journal.add(transition, attempt, now(), detail);
   }
 
   /** A journal append failed: recorded here and in history, not fatal. */
@@ -501,56 +379,19 @@ final class Execution {
     note("journal_unavailable", what + ": " + why);
   }
 
-  // ---- the record and what visibility shows of it ----
-
-  /** The memo is written when the execution settles, waits for a person, or closes. */
-  boolean memoDue() {
-    return state.isTerminal() || state == ExecutionState.NEEDS_REVIEW
-        || state == ExecutionState.AWAITING_APPROVAL || state == ExecutionState.AWAITING_SESSION_AUTHORIZATION;
-  }
-
-  /** One line for the Temporal UI: {@code create_release service=catalog version=1 → 201, delivered}. */
-  String summary() {
-    StringBuilder b = new StringBuilder(input.tool());
-    Matcher m = TOP_LEVEL_ARGUMENT.matcher(input.shownArguments());
-    for (int n = 0; n < 3 && m.find(); n++) {
-      b.append(' ').append(m.group(1)).append('=').append(m.group(2).replace("\"", ""));
-    }
-    b.append(" → ");
-    if (result != null && result.status() != null) {
-      b.append(result.status());
-    } else if (result != null && result.exitStatus() != null) {
-      b.append("exit ").append(result.exitStatus());
-    } else {
-      b.append(state.wireName());
-    }
-    if (state == ExecutionState.COMPLETED || state == ExecutionState.FAILED) {
-      b.append(", ").append(delivery.wireName());
-    } else if (outcome == Outcome.UNKNOWN) {
-      b.append(", outcome unknown");
-    }
-    return b.toString();
-  }
-
   /** The record as the query, the updates and the run's result return it. */
   ExecutionRecord record() {
     ToolContract contract = input.contract();
     Integer targetStatus = result == null ? null : result.status();
     Integer exitStatus = result == null ? null : result.exitStatus();
-    String shown = unrecordedCalls == 0 ? message : message + " (" + unrecordedCalls + " further calls not itemized)";
+    String shown = calls.unrecorded() == 0 ? message : message + " (" + calls.unrecorded() + " further calls not itemized)";
     return new ExecutionRecord(
         executionId, workflowId, runId, input.fingerprint(), input.intentKey(), input.tool(),
         input.actor(), input.intentScope(), input.sessionId(), contract.channel().name().toLowerCase(),
         input.target(), input.method(), contract.credentialRef(), contract.replayClass().wireName(),
         input.shownArguments(), state, outcome, delivery, acceptedAt, authorizedAt, dispatchedAt, completedAt,
         deliveredAt, targetStatus, exitStatus, resultReference, result, authorization, review,
-        sends.size(), sends, statusChecks, new ArrayList<>(calls), transitions, attachableUntil, cancellation,
+        sends.size(), sends.sends(), sends.statusChecks(), calls.calls(), transitions, attachableUntil, cancellation,
         shown, version);
-  }
-
-  private static void putIfPresent(Map<String, Object> map, String key, String value) {
-    if (value != null) {
-      map.put(key, value);
-    }
   }
 }

@@ -55,7 +55,7 @@ final class MainLoop {
       }
       Promise<Void> armed = wake == Long.MAX_VALUE ? null : timer;
       int waiting = callers.count();
-      Workflow.await(() -> done.apply() || execution.journalPending()
+      Workflow.await(() -> done.apply() || !execution.journal().isEmpty()
           || armed != null && armed.isCompleted()
           || callers.count() != waiting && callers.earliestAfter(Workflow.currentTimeMillis()) < wake);
     }
@@ -63,8 +63,8 @@ final class MainLoop {
 
   /** Writes the queued journal entries (one local activity) and publishes the view if it changed. */
   void commit() {
-    if (execution.journalPending()) {
-      List<JournalEntry> batch = execution.drainJournal();
+    if (!execution.journal().isEmpty()) {
+      List<JournalEntry> batch = execution.journal().drain();
       try {
         journal.appendAll(batch);
       } catch (ActivityFailure failure) {

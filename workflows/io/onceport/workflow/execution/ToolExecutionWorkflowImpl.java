@@ -108,6 +108,7 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
   private final Logger log = Workflow.getLogger(ToolExecutionWorkflowImpl.class);
   private final ExecutionInput input;
   private final Random random;
+  private final long acceptedMillis;
   private final Execution execution;
   private final Inbox inbox = new Inbox();
   private final CallerDeadlines callers = new CallerDeadlines();
@@ -122,6 +123,7 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
     this.random = Workflow.newRandom();
     long now = Workflow.currentTimeMillis();
     String executionId = Ids.executionId(now, random);
+    this.acceptedMillis = now;
     // Only state: the first journal entry is written with the first send (or the first journal write).
     this.execution = new Execution(input, executionId, now, Workflow.getInfo().getWorkflowId(), Workflow.getInfo().getRunId(),
         Workflow::currentTimeMillis, log);
@@ -135,7 +137,7 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
     if (!modeKnown) {
       modeKnown = true;
       if (Workflow.getVersion(REPLAY_POLICY_CHANGE, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION) {
-        legacy = new ToolExecutionV1(input, execution.executionId(), random, execution.acceptedAt());
+        legacy = new ToolExecutionV1(input, execution.executionId(), random, Instant.ofEpochMilli(acceptedMillis).toString());
       }
     }
     return legacy != null;
@@ -159,7 +161,7 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
     }
     awaitDeliveryOrWindow(loop);
     // Handlers still waiting (a caller's attach) finish before the run closes; entries they queued are written.
-    loop.waitUntil(Long.MAX_VALUE, () -> Workflow.isEveryHandlerFinished() && !execution.journalPending());
+    loop.waitUntil(Long.MAX_VALUE, () -> Workflow.isEveryHandlerFinished() && execution.journal().isEmpty());
     return execution.record();
   }
 
