@@ -1,5 +1,7 @@
 package io.onceport.workflow.execution;
 
+import com.fasterxml.jackson.annotation.JsonAutoDetect;
+import com.fasterxml.jackson.annotation.JsonAutoDetect.Visibility;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -10,6 +12,7 @@ import java.util.Map;
  * as retries. The record keeps the first {@link #MAX_RECORDED_CALLS}; later ones are counted (and
  * still journalled), so a retry storm cannot grow the record without bound.
  */
+@JsonAutoDetect(fieldVisibility = Visibility.ANY, getterVisibility = Visibility.NONE, isGetterVisibility = Visibility.NONE)
 final class CallLog {
   /** Calls kept on the record; later ones are counted, not stored. */
   static final int MAX_RECORDED_CALLS = 200;

@@ -65,7 +65,7 @@ final class Dispatcher {
     Observation seen = new Observation(Fact.NONE, false, null, null);
     while (true) {
       Step step = policy.decide(replay, seen.fact(), execution.situation(seen.succeeded()));
-      execution.decided(step);
+      execution.sends().decided(step);
       Action action = step.action();
       if (action.sends()) {
         if (!sendAgain(step, seen)) {
@@ -103,7 +103,7 @@ final class Dispatcher {
    */
   private boolean sendAgain(Step step, Observation seen) {
     if (step.action() == Action.RETRY_NOT_SENT) {
-      execution.retryingNotSent();
+      execution.sends().retryingNotSent();
     }
     if (!step.delay().isZero()) {
       loop.waitUntil(Workflow.currentTimeMillis() + step.delay().toMillis(), () -> inbox.cancelRequested() && execution.mayCancel());
@@ -131,7 +131,7 @@ final class Dispatcher {
         attempt, carried, reference);
     Promise<Sent> sent = Async.function(sender::send, request);
     loop.waitUntil(Long.MAX_VALUE, sent::isCompleted);
-    execution.sendEnded();
+    execution.sends().ended(Workflow.currentTimeMillis());
     try {
       Sent answer = sent.get();
       DispatchResult r = answer.answer();
@@ -183,7 +183,7 @@ final class Dispatcher {
     execution.statusQueryStarted();
     ExecutionInput input = execution.input();
     DispatchRequest request = new DispatchRequest(execution.executionId(), input.fingerprint(), input.contract(), input.arguments(),
-        Math.max(1, execution.sendCount()));
+        Math.max(1, execution.sends().size()));
     Promise<StatusResult> asked = Async.function(status::queryStatus, request);
     loop.waitUntil(Long.MAX_VALUE, asked::isCompleted);
     StatusResult verdict;

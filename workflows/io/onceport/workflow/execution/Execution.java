@@ -1,5 +1,7 @@
 package io.onceport.workflow.execution;
 
+import com.fasterxml.jackson.annotation.JsonAutoDetect;
+import com.fasterxml.jackson.annotation.JsonAutoDetect.Visibility;
 import io.onceport.workflow.contract.ToolContract;
 import io.onceport.workflow.dispatch.DispatchResult;
 import io.onceport.workflow.journal.JournalTransition;
@@ -27,15 +29,22 @@ import org.slf4j.Logger;
  * <p><b>Determinism.</b> It holds data only: no stubs, promises or timers, and it issues no Temporal
  * command. Time comes from the clock it is given ({@code Workflow::currentTimeMillis} in the
  * workflow), so it is also usable, and tested, outside a workflow.
+ *
+ * <p><b>Serializable.</b> Its fields are the whole state, and it round-trips through the data
+ * converter (fields only; the clock and the logger are the run's, given again by {@link #resume}),
+ * so it could be carried to a new run as input, as samples-java's state objects are.
  */
+@JsonAutoDetect(fieldVisibility = Visibility.ANY, getterVisibility = Visibility.NONE, isGetterVisibility = Visibility.NONE)
 final class Execution {
-  private final ExecutionInput input;
-  private final String executionId;
-  private final String workflowId;
-  private final String runId;
-  private final String acceptedAt;
-  private final LongSupplier clock;
-  private final Logger log;
+  // Set once, by the constructor (or the data converter).
+  private ExecutionInput input;
+  private String executionId;
+  private String workflowId;
+  private String runId;
+  private String acceptedAt;
+  private JournalQueue journal;
+  private transient LongSupplier clock;
+  private transient Logger log;
 
   private ExecutionState state = ExecutionState.ACCEPTED;
   private Outcome outcome = Outcome.PENDING;
@@ -56,7 +65,6 @@ final class Execution {
   private String message = "accepted";
   private long version;
   private int refusals;
-  private final JournalQueue journal;
 
   /** An accepted execution: its first transition, and its {@code accepted} entry queued (version 0). */
   Execution(ExecutionInput input, String executionId, long acceptedMillis, String workflowId, String runId,
@@ -74,6 +82,16 @@ final class Execution {
         "tool", input.tool(), "actor", input.actor(), "target", input.target(),
         "replay_class", input.contract().replayClass().wireName(), "intent_scope", input.intentScope(),
         "arguments", input.shownArguments()));
+  }
+
+  /** For the data converter: every field is then set from the payload. */
+  private Execution() {}
+
+  /** A deserialized execution continues with this run's clock and logger. */
+  Execution resume(LongSupplier clock, Logger log) {
+    this.clock = Objects.requireNonNull(clock, "clock == null");
+    this.log = Objects.requireNonNull(log, "log == null");
+    return this;
   }
 
   ExecutionInput input() {
@@ -96,8 +114,9 @@ final class Execution {
     return version;
   }
 
-  int sendCount() {
-    return sends.size();
+  /** The sends and the policy's counters; changes a caller sees go through this object's methods. */
+  SendLog sends() {
+    return sends;
   }
 
   /** The entries queued for the journal: the main method writes them. */
@@ -160,14 +179,9 @@ final class Execution {
     queue(entry, 1, detail);
   }
 
-  /** An operator's statement was refused: on the record and in the journal with what was presented. */
-  void decisionRefused(String kind, String refusal, String presentedBy, String statement) {
+  /** An operator's statement was refused: on the record, and in the journal with what was presented ({@code detail}). */
+  void decisionRefused(String kind, String refusal, Map<String, Object> detail) {
     refusals++;
-    Map<String, Object> detail = new LinkedHashMap<>();
-    detail.put("kind", kind);
-    detail.put("refusal", refusal);
-    detail.put("presented_by", presentedBy);
-    detail.put("statement", statement);
     queue(JournalTransition.DECISION_REFUSED, refusals, detail);
     note("decision_refused", kind + " refused: " + refusal);
   }
@@ -193,10 +207,6 @@ final class Execution {
     queue(JournalTransition.CANCELLED, 1, Map.of("detail", cancellation));
   }
 
-  void retryingNotSent() {
-    sends.retryingNotSent();
-  }
-
   /** A send begins: dispatched, outcome pending; returns its attempt number. */
   int sendStarted() {
     int attempt = sends.begin();
@@ -206,10 +216,6 @@ final class Execution {
     outcome = Outcome.PENDING;
     transition(ExecutionState.DISPATCHED, "dispatched (send " + attempt + "), outcome pending");
     return attempt;
-  }
-
-  void sendEnded() {
-    sends.ended(clock.getAsLong());
   }
 
   void sendAnswered(int attempt, String startedAt, Integer code, String reference) {
@@ -238,11 +244,6 @@ final class Execution {
     queue(JournalTransition.OUTCOME_UNKNOWN, attempt,
         Map.of("reason", text, "observed", workerLost ? ExecutionRecord.Send.WORKER_LOST : ExecutionRecord.Send.OUTCOME_UNKNOWN));
     version++;
-  }
-
-  /** The policy's decision after the last send, written on that send once. */
-  void decided(ReplayPolicy.Step step) {
-    sends.decided(step);
   }
 
   /**
@@ -298,17 +299,10 @@ final class Execution {
     if (!journalOutcome) {
       return;
     }
-    Map<String, Object> detail = new LinkedHashMap<>();
-    detail.put("outcome", outcome.wireName());
-    if (result != null && result.status() != null) {
-      detail.put("target_status", result.status());
-    }
-    if (result != null && result.exitStatus() != null) {
-      detail.put("exit_status", result.exitStatus());
-    }
-    if (resultReference != null) {
-      detail.put("result_reference", resultReference);
-    }
+    Map<String, Object> detail = new LinkedHashMap<>(Map.of("outcome", outcome.wireName()));
+    putIfPresent(detail, "target_status", result == null ? null : result.status());
+    putIfPresent(detail, "exit_status", result == null ? null : result.exitStatus());
+    putIfPresent(detail, "result_reference", resultReference);
     queue(JournalTransition.OUTCOME, Math.max(1, sends.size()), detail);
   }
 
@@ -393,5 +387,11 @@ final class Execution {
         deliveredAt, targetStatus, exitStatus, resultReference, result, authorization, review,
         sends.size(), sends.sends(), sends.statusChecks(), calls.calls(), transitions, attachableUntil, cancellation,
         shown, version);
+  }
+
+  private static void putIfPresent(Map<String, Object> map, String key, Object value) {
+    if (value != null) {
+      map.put(key, value);
+    }
   }
 }

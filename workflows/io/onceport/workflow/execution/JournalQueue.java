@@ -1,5 +1,7 @@
 package io.onceport.workflow.execution;
 
+import com.fasterxml.jackson.annotation.JsonAutoDetect;
+import com.fasterxml.jackson.annotation.JsonAutoDetect.Visibility;
 import io.onceport.workflow.journal.JournalEntry;
 import io.onceport.workflow.journal.JournalTransition;
 import java.util.ArrayList;
@@ -14,11 +16,17 @@ import java.util.Map;
  * dispatched} entry before the first byte. Entries that did not become durable go back to the
  * front, so the journal keeps the order in which things happened.
  */
+@JsonAutoDetect(fieldVisibility = Visibility.ANY, getterVisibility = Visibility.NONE, isGetterVisibility = Visibility.NONE)
 final class JournalQueue {
   private final String executionId;
   private final String fingerprint;
   private final String tool;
   private final List<JournalEntry> pending = new ArrayList<>();
+
+  /** For the data converter. */
+  private JournalQueue() {
+    this(null, null, null);
+  }
 
   JournalQueue(String executionId, String fingerprint, String tool) {
     this.executionId = executionId;

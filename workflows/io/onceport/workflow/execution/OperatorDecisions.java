@@ -6,8 +6,10 @@ import io.onceport.workflow.operator.OperatorActivities;
 import io.onceport.workflow.operator.SignedDecision;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Workflow;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.slf4j.Logger;
 
@@ -76,8 +78,12 @@ final class OperatorDecisions {
     if (statement.length() > MAX_JOURNALLED_STATEMENT) {
       statement = statement.substring(0, MAX_JOURNALLED_STATEMENT) + "… (" + presented.statement().length() + " characters)";
     }
-    String presentedBy = v.operator() != null ? v.operator() : String.valueOf(claimedBy);
-    execution.decisionRefused(kind, v.refusal(), presentedBy, statement);
+    Map<String, Object> detail = new LinkedHashMap<>();
+    detail.put("kind", kind);
+    detail.put("refusal", v.refusal());
+    detail.put("presented_by", v.operator() != null ? v.operator() : String.valueOf(claimedBy));
+    detail.put("statement", statement);
+    execution.decisionRefused(kind, v.refusal(), detail);
     log.warn("{} {} decision refused: {}", execution.executionId(), kind, v.refusal());
   }
 }

@@ -1,5 +1,7 @@
 package io.onceport.workflow.execution;
 
+import com.fasterxml.jackson.annotation.JsonAutoDetect;
+import com.fasterxml.jackson.annotation.JsonAutoDetect.Visibility;
 import io.onceport.workflow.contract.ToolContract;
 import io.onceport.workflow.replay.ReplayPolicy;
 import java.util.ArrayList;
@@ -12,6 +14,7 @@ import java.util.Locale;
  * not sent, status queries since the last send, sends whose outcome is still uncertain, and when
  * the last send ended (a "not executed" answer proves nothing before the contract's settle time).
  */
+@JsonAutoDetect(fieldVisibility = Visibility.ANY, getterVisibility = Visibility.NONE, isGetterVisibility = Visibility.NONE)
 final class SendLog {
   private final List<ExecutionRecord.Send> sends = new ArrayList<>();
   private final List<ExecutionRecord.StatusCheck> statusChecks = new ArrayList<>();

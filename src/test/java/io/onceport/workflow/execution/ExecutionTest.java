@@ -12,6 +12,7 @@ import io.onceport.workflow.contract.ToolContract;
 import io.onceport.workflow.dispatch.DispatchResult;
 import io.onceport.workflow.journal.JournalEntry;
 import io.onceport.workflow.journal.JournalTransition;
+import io.temporal.common.converter.DataConverter;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -72,7 +73,7 @@ class ExecutionTest {
     assertEquals(2, e.version());
     int attempt = e.sendStarted();
     assertEquals(3, e.version());
-    e.sendEnded();
+    e.sends().ended(clock.get());
     e.sendUncertain(attempt, e.now(), "connection reset after the request was written", false);
     assertEquals(4, e.version(), "an unknown outcome is a change without a state");
     e.statusQueryStarted();
@@ -177,8 +178,8 @@ class ExecutionTest {
     e.authorization(new ExecutionRecord.Authorization("awaiting_approval", "approve_each_use", e.now(), "policy", "",
         "2026-12-01T12:01:00Z"), ExecutionState.AWAITING_APPROVAL, "awaiting", JournalTransition.AWAITING_APPROVAL, Map.of());
     e.journal().drain();
-    e.decisionRefused("approval", "unsigned", "someone", "(none)");
-    e.decisionRefused("approval", "replayed", "operator:ana", "{...}");
+    e.decisionRefused("approval", "unsigned", Map.of("kind", "approval", "refusal", "unsigned"));
+    e.decisionRefused("approval", "replayed", Map.of("kind", "approval", "refusal", "replayed"));
     assertEquals(ExecutionState.AWAITING_APPROVAL, e.state());
     List<JournalEntry> batch = e.journal().drain();
     assertEquals(List.of("decision_refused", "decision_refused"), words(batch));
@@ -199,5 +200,35 @@ class ExecutionTest {
     clock.addAndGet(1_000);
     e.deliveryReported(new DeliveryReport("c9", true, e.now(), null));
     assertEquals("create_release service=catalog version=1.4.2 → 201, delivered", ExecutionVisibility.summary(e.record()));
+  }
+
+  @Test
+  void theStateRoundTripsThroughTheDataConverterAndCarriesOnAlike() {
+    Execution e = accepted();
+    e.attached(call("c1"));
+    authorize(e);
+    int attempt = e.sendStarted();
+    e.sends().ended(clock.get());
+    e.sendUncertain(attempt, e.now(), "reset", false);
+    e.statusQueryStarted();
+    e.statusChecked("running", null, "still running");
+    e.deliveryReported(new DeliveryReport("c1", false, e.now(), "client went away"));
+
+    DataConverter converter = DataConverter.getDefaultInstance();
+    Execution copy = converter.fromPayload(converter.toPayload(e).orElseThrow(), Execution.class, Execution.class)
+        .resume(clock::get, LoggerFactory.getLogger(ExecutionTest.class));
+    assertEquals(e.record(), copy.record());
+    assertEquals(e.situation(false), copy.situation(false), "the policy's counters travel too");
+    assertEquals(e.journal().drain(), copy.journal().drain());
+
+    clock.addAndGet(5_000);
+    for (Execution x : List.of(e, copy)) {
+      x.statusChecked("completed", 201, "found");
+      x.result(DispatchResult.http(201, Map.of(), "{}", false, 3), "res_2");
+      x.settled(true, "the status query found it", true);
+    }
+    assertEquals(e.record(), copy.record());
+    assertEquals(e.journal().drain(), copy.journal().drain());
+    assertEquals(9, copy.version());
   }
 }
