@@ -3,6 +3,7 @@ package io.onceport.activity.journal;
 import io.onceport.workflow.ErrorTypes;
 import io.onceport.workflow.journal.JournalActivities;
 import io.onceport.workflow.journal.JournalEntry;
+import io.onceport.workflow.journal.JournalTransition;
 import io.temporal.failure.ApplicationFailure;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -88,20 +89,24 @@ public final class JournalActivitiesImpl implements JournalActivities {
     String name;
     Map<String, String> tags = new LinkedHashMap<>();
     tags.put("tool", tool);
-    switch (entry.transition()) {
-      case "outcome" -> {
+    JournalTransition transition = JournalTransition.fromWireName(entry.transition());
+    if (transition == null) {
+      return; // a word from before the vocabulary (or a test's): nothing to count
+    }
+    switch (transition) {
+      case OUTCOME -> {
         String outcome = String.valueOf(entry.detail().getOrDefault("outcome", "unknown"));
         name = "onceport_executions";
         tags.put("state", "completed".equals(outcome) ? "completed" : "failed");
         tags.put("outcome", outcome);
       }
-      case "rejected", "cancelled" -> {
+      case REJECTED, CANCELLED -> {
         name = "onceport_executions";
-        tags.put("state", entry.transition());
+        tags.put("state", transition.wireName());
         tags.put("outcome", "not_executed");
       }
-      case "outcome_unknown" -> name = "onceport_unknown_outcomes";
-      case "status_query" -> {
+      case OUTCOME_UNKNOWN -> name = "onceport_unknown_outcomes";
+      case STATUS_QUERY -> {
         String verdict = String.valueOf(entry.detail().getOrDefault("verdict", "unknown"));
         if (verdict.equals("running") || verdict.equals("unknown")) {
           return;
