@@ -54,7 +54,7 @@ class ContractLoaderTest {
 
   @ParameterizedTest(name = "{0}")
   @CsvSource(delimiterString = "=>", textBlock = """
-      bad_class.yaml => 9: replay.class: unknown replay class 'at_most_once' (expected read_only, idempotency_key, status_query or irreversible)
+      bad_class.yaml => 9: replay.class: 'at_most_once' is not a replay class (expected read_only, idempotency_key, status_query or irreversible)
       bad_name.yaml => 1: tool: 'create release' is not a valid tool name (1-64 of a-z A-Z 0-9 _ -)
       bad_placeholder.yaml => 9: http.url: placeholder {{servce}} is not a property of input_schema (nor execution_id)
       bad_placeholder.yaml => 10: http.body.note: placeholder {{nte}} is not a property of input_schema (nor execution_id)
@@ -199,7 +199,7 @@ class ContractLoaderTest {
 
     write("t.yaml", contract + "    settle: -PT1S\n");
     e = assertThrows(ContractLoadException.class, () -> new ContractLoader().load(tmp));
-    assertEquals(List.of(tmp.resolve("t.yaml") + ":15: replay.status.settle: must not be negative, not -PT1S"), e.errors());
+    assertEquals(List.of(tmp.resolve("t.yaml") + ":15: replay.status.settle: '-PT1S' is negative (settle is zero or more)"), e.errors());
   }
 
   @Test
