@@ -184,9 +184,9 @@ public final class ContractLoader {
   }
 
   /**
-   * Removes the fields the schema declares that are written without a value (YAML {@code key:} or
-   * {@code key: null}) at the top level, in the sections and in {@code replay.status}: there they
-   * mean "absent", as the loader always read them. An unknown field stays (and is refused), and
+   * Removes the fields the schema declares that are set to null (YAML {@code key: null} or {@code
+   * key: ~}) at the top level, in the sections and in {@code replay.status}: there null means
+   * "absent", as the loader always read it. An unknown field stays (and is refused), and
    * templates, schemas and maps keep their nulls: a null there is data.
    */
   private static void dropEmptyFields(ObjectNode root) {

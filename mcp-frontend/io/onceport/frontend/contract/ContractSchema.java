@@ -42,7 +42,7 @@ final class ContractSchema {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** Where the schema declares the fields of each mapping whose empty fields mean "absent". */
+  /** Where the schema declares the fields of each mapping whose null fields mean "absent". */
   private static final Map<String, List<String>> SECTIONS = Map.of(
       "", List.of("/properties"),
       "http", List.of("/$defs/http/properties"),
@@ -91,8 +91,8 @@ final class ContractSchema {
   }
 
   /**
-   * The mappings of a contract (dotted paths, {@code ""} for the top level) in which a field
-   * written without a value means the field is absent, as the loader has always read them.
+   * The mappings of a contract (dotted paths, {@code ""} for the top level) in which a field set
+   * to null means the field is absent, as the loader has always read them.
    */
   static Set<String> sections() {
     return SECTIONS.keySet();
