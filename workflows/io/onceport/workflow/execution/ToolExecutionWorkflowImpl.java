@@ -77,14 +77,14 @@ import org.slf4j.Logger;
  * <p>Executions started before {@link #REPLAY_POLICY_CHANGE} run {@link ToolExecutionV1}, frozen.
  */
 public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
-  public static final SearchAttributeKey<String> SA_EXECUTION_ID = SearchAttributeKey.forKeyword("OnceportExecutionId");
-  public static final SearchAttributeKey<String> SA_FINGERPRINT = SearchAttributeKey.forKeyword("OnceportFingerprint");
-  public static final SearchAttributeKey<String> SA_TOOL = SearchAttributeKey.forKeyword("OnceportTool");
-  public static final SearchAttributeKey<String> SA_ACTOR = SearchAttributeKey.forKeyword("OnceportActor");
-  public static final SearchAttributeKey<String> SA_STATE = SearchAttributeKey.forKeyword("OnceportState");
+  private static final SearchAttributeKey<String> SA_EXECUTION_ID = ToolExecutionConventions.SA_EXECUTION_ID;
+  private static final SearchAttributeKey<String> SA_FINGERPRINT = ToolExecutionConventions.SA_FINGERPRINT;
+  private static final SearchAttributeKey<String> SA_TOOL = ToolExecutionConventions.SA_TOOL;
+  private static final SearchAttributeKey<String> SA_ACTOR = ToolExecutionConventions.SA_ACTOR;
+  private static final SearchAttributeKey<String> SA_STATE = ToolExecutionConventions.SA_STATE;
 
   /** How the attach validator's refusal of a reused intent key begins (failure types of validators are not kept). */
-  public static final String INTENT_KEY_MISMATCH_PREFIX = "intent key reused: ";
+  private static final String INTENT_KEY_MISMATCH_PREFIX = ToolExecutionConventions.INTENT_KEY_MISMATCH_PREFIX;
 
   /** Version 1: the replay policy, state-only handlers, folded journal writes (before it: {@link ToolExecutionV1}). */
   static final String REPLAY_POLICY_CHANGE = "replay-policy";
