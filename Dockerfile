@@ -10,6 +10,8 @@ COPY workflows workflows
 COPY activities activities
 COPY mcp-frontend mcp-frontend
 COPY src/main src/main
+# the contract file's JSON Schema, which the build puts into the jar for the contract loader
+COPY docs/contract.schema.json docs/contract.schema.json
 RUN mvn -B -q -DskipTests package && cp target/onceport.jar /onceport.jar
 
 FROM eclipse-temurin:17-jre

@@ -1,6 +1,7 @@
 package io.onceport.activity.dispatch;
 
 import io.onceport.activity.vault.Credential;
+import io.onceport.activity.vault.CredentialResolver;
 import io.onceport.workflow.ErrorTypes;
 import io.onceport.workflow.contract.ToolContract;
 import io.onceport.workflow.dispatch.DispatchActivities;

@@ -1,6 +1,5 @@
 package io.onceport.activity.vault;
 
-import io.onceport.activity.dispatch.CredentialResolver;
 import io.onceport.workflow.ErrorTypes;
 import io.temporal.failure.ApplicationFailure;
 import java.nio.file.Path;

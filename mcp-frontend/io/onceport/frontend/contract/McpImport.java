@@ -95,7 +95,14 @@ public final class McpImport {
       y.append(ContractYaml.block("output_schema", out, 2));
     }
     y.append("channel: mcp\n");
-    y.append("mcp:\n");
+    y.append(mcpSection(upstreamTool));
+    y.append(replaySection(proposed));
+    return new Contract(name + ".yaml", name, upstreamTool, proposed, y.toString());
+  }
+
+  /** The {@code mcp:} section: how the worker reaches the upstream, and the upstream tool's name. */
+  private String mcpSection(String upstreamTool) {
+    StringBuilder y = new StringBuilder("mcp:\n");
     if (upstream.url() != null) {
       y.append("  url: ").append(ContractYaml.scalar(upstream.url())).append('\n');
     } else {
@@ -119,7 +126,12 @@ public final class McpImport {
       y.append("  # credential: NAME          # a vault bearer credential, if the server needs one\n");
     }
     y.append("  timeout: PT60S\n");
-    y.append("replay:\n");
+    return y.toString();
+  }
+
+  /** The {@code replay:} section with the proposed class (and, for irreversible, how to switch to status_query). */
+  private static String replaySection(ReplayClass proposed) {
+    StringBuilder y = new StringBuilder("replay:\n");
     y.append("  class: ").append(proposed.wireName()).append("   # proposed; see the comment at the top\n");
     y.append("  attach_window: PT1H\n");
     if (proposed == ReplayClass.IRREVERSIBLE) {
@@ -133,7 +145,7 @@ public final class McpImport {
           .append("  #   completed_when: [done]\n")
           .append("  #   not_executed_when: [not_found]\n");
     }
-    return new Contract(name + ".yaml", name, upstreamTool, proposed, y.toString());
+    return y.toString();
   }
 
   private String header(JsonNode tool, String upstreamTool, String name, JsonNode annotations, ReplayClass proposed) {

@@ -16,7 +16,6 @@ import io.swagger.v3.oas.models.parameters.RequestBody;
 import io.swagger.v3.parser.core.models.ParseOptions;
 import io.swagger.v3.parser.core.models.SwaggerParseResult;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -139,40 +138,60 @@ public final class OpenApiImport {
     if (!Set.of("GET", "POST", "PUT", "PATCH", "DELETE").contains(method)) {
       return new Result(null, tool, id, null, null, method + " is not a method contracts dispatch (GET, POST, PUT, PATCH, DELETE)");
     }
-    List<Parameter> params = new ArrayList<>();
+    Inputs in = new Inputs(path);
     if (item.getParameters() != null) {
-      params.addAll(item.getParameters());
+      item.getParameters().forEach(in::parameter);
     }
     if (op.getParameters() != null) {
-      params.addAll(op.getParameters());
+      op.getParameters().forEach(in::parameter);
     }
-    ObjectNode schema = JSON.createObjectNode().put("type", "object");
-    ObjectNode props = schema.putObject("properties");
-    ArrayNode required = JSON.createArrayNode();
-    StringBuilder query = new StringBuilder();
-    Map<String, String> headers = new LinkedHashMap<>();
-    String idempotencyHeader = null;
-    List<String> notes = new ArrayList<>();
-    for (Parameter prm : params) {
+    in.body(op.getRequestBody());
+    ReplayClass proposed = method.equals("GET") ? ReplayClass.READ_ONLY
+        : in.idempotencyHeader != null ? ReplayClass.IDEMPOTENCY_KEY : ReplayClass.IRREVERSIBLE;
+    String yaml = ContractYaml.comment(header(tool, id, method, op, in, proposed)) + body(tool, id, method, base, op, in,
+        credential, proposed);
+    return new Result(tool + ".yaml", tool, id, proposed, yaml, null);
+  }
+
+  /**
+   * What an operation's parameters and JSON request body become: the input schema (the body under
+   * the argument {@code body}), the path, query and header templates, the idempotency header, and
+   * notes on what was left out.
+   */
+  private static final class Inputs {
+    final ObjectNode schema = JSON.createObjectNode().put("type", "object");
+    final ObjectNode props = schema.putObject("properties");
+    final ArrayNode required = JSON.createArrayNode();
+    final StringBuilder query = new StringBuilder();
+    final Map<String, String> headers = new LinkedHashMap<>();
+    final List<String> notes = new ArrayList<>();
+    String path;
+    String idempotencyHeader;
+    boolean hasBody;
+
+    Inputs(String path) {
+      this.path = path;
+    }
+
+    void parameter(Parameter prm) {
       String name = prm.getName();
       String in = prm.getIn();
       if ("header".equals(in) && name.equalsIgnoreCase("Idempotency-Key")) {
         idempotencyHeader = name;
-        continue;
+        return;
       }
       if ("cookie".equals(in)) {
         notes.add("cookie parameter " + name + " is not supported and was left out");
-        continue;
+        return;
       }
       ObjectNode ps = prm.getSchema() == null ? JSON.createObjectNode().put("type", "string") : jsonSchema(prm.getSchema());
       if (prm.getDescription() != null && !ps.has("description")) {
         ps.put("description", prm.getDescription());
       }
       boolean isRequired = Boolean.TRUE.equals(prm.getRequired()) || "path".equals(in);
-      boolean hasDefault = ps.has("default");
-      if (("query".equals(in) || "header".equals(in)) && !isRequired && !hasDefault) {
+      if (("query".equals(in) || "header".equals(in)) && !isRequired && !ps.has("default")) {
         notes.add(in + " parameter " + name + " is optional without a default and was left out (a template needs a value)");
-        continue;
+        return;
       }
       props.set(name, ps);
       if (isRequired) {
@@ -185,37 +204,45 @@ public final class OpenApiImport {
         default -> notes.add("parameter " + name + " in " + in + " was left out");
       }
     }
-    boolean hasBody = false;
-    RequestBody body = op.getRequestBody();
-    if (body != null && body.getContent() != null) {
+
+    void body(RequestBody body) {
+      if (body == null || body.getContent() == null) {
+        return;
+      }
       MediaType json = body.getContent().entrySet().stream()
           .filter(c -> c.getKey().startsWith("application/json") || c.getKey().endsWith("+json"))
           .map(Map.Entry::getValue).findFirst().orElse(null);
       if (json == null) {
         notes.add("request body types " + body.getContent().keySet() + " are not JSON; the body was left out");
-      } else {
-        ObjectNode bs = json.getSchema() == null ? JSON.createObjectNode() : jsonSchema(json.getSchema());
-        if (body.getDescription() != null && !bs.has("description")) {
-          bs.put("description", body.getDescription());
-        }
-        props.set("body", bs);
-        hasBody = true;
-        if (Boolean.TRUE.equals(body.getRequired())) {
-          required.add("body");
-        }
+        return;
+      }
+      ObjectNode bs = json.getSchema() == null ? JSON.createObjectNode() : jsonSchema(json.getSchema());
+      if (body.getDescription() != null && !bs.has("description")) {
+        bs.put("description", body.getDescription());
+      }
+      props.set("body", bs);
+      hasBody = true;
+      if (Boolean.TRUE.equals(body.getRequired())) {
+        required.add("body");
       }
     }
-    if (!required.isEmpty()) {
-      schema.set("required", required);
-    }
-    schema.put("additionalProperties", false);
 
-    ReplayClass proposed = method.equals("GET") ? ReplayClass.READ_ONLY
-        : idempotencyHeader != null ? ReplayClass.IDEMPOTENCY_KEY : ReplayClass.IRREVERSIBLE;
-    StringBuilder y = new StringBuilder();
+    /** The input schema, complete. */
+    ObjectNode inputSchema() {
+      ObjectNode out = schema.deepCopy();
+      if (!required.isEmpty()) {
+        out.set("required", required);
+      }
+      out.put("additionalProperties", false);
+      return out;
+    }
+  }
+
+  /** The comment at the top: where the contract came from, the proposed class, why, and what to check. */
+  private String header(String tool, String id, String method, Operation op, Inputs in, ReplayClass proposed) {
     List<String> head = new ArrayList<>();
-    head.add(tool + ": imported from operation " + id + " (" + method + " " + path.replace("{{", "{").replace("}}", "}") + ") of "
-        + (api.getInfo() == null ? location : api.getInfo().getTitle() + " " + api.getInfo().getVersion())
+    head.add(tool + ": imported from operation " + id + " (" + method + " " + in.path.replace("{{", "{").replace("}}", "}")
+        + ") of " + (api.getInfo() == null ? location : api.getInfo().getTitle() + " " + api.getInfo().getVersion())
         + " by `onceport contracts import-openapi`.");
     head.add("Review this file before serving it: the replay class below is a proposal, not a fact.");
     head.add("");
@@ -226,7 +253,7 @@ public final class OpenApiImport {
         head.add("  Check: that this endpoint really is safe; a GET that changes state must not be read_only.");
       }
       case IDEMPOTENCY_KEY -> {
-        head.add("  Why: the operation declares an " + idempotencyHeader + " header; Onceport sends the execution id in it and"
+        head.add("  Why: the operation declares an " + in.idempotencyHeader + " header; Onceport sends the execution id in it and"
             + " re-sends with the same key after an unknown outcome.");
         head.add("  Check: that the API returns the first result for a repeated key (and refuses a reused key with another"
             + " body) for at least the attach window.");
@@ -242,32 +269,38 @@ public final class OpenApiImport {
       head.add("");
       head.add("The operation requires authentication: set http.credential to a vault reference.");
     }
-    for (String n : notes) {
+    for (String n : in.notes) {
       head.add("Note: " + n + ".");
     }
-    y.append(ContractYaml.comment(String.join("\n", head)));
+    return String.join("\n", head);
+  }
+
+  /** The contract's fields after the comment. */
+  private static String body(String tool, String id, String method, String base, Operation op, Inputs in, String credential,
+      ReplayClass proposed) {
+    StringBuilder y = new StringBuilder();
     y.append("tool: ").append(tool).append('\n');
     String description = op.getSummary() != null ? op.getSummary() : op.getDescription() != null ? op.getDescription() : id;
     if (op.getSummary() != null && op.getDescription() != null && !op.getDescription().equals(op.getSummary())) {
       description = op.getSummary() + " " + op.getDescription();
     }
     y.append("description: ").append(ContractYaml.scalar(description.strip())).append('\n');
-    y.append(ContractYaml.block("input_schema", schema, 2));
+    y.append(ContractYaml.block("input_schema", in.inputSchema(), 2));
     y.append("channel: http\n");
     y.append("http:\n");
     y.append("  method: ").append(method).append('\n');
-    y.append("  url: ").append(ContractYaml.scalar(base + path + query)).append('\n');
-    if (hasBody) {
+    y.append("  url: ").append(ContractYaml.scalar(base + in.path + in.query)).append('\n');
+    if (in.hasBody) {
       y.append("  body: \"{{body}}\"          # the argument body, sent as JSON\n");
     } else if (!method.equals("GET") && !method.equals("DELETE")) {
       y.append("  body: {}\n");
     }
-    if (!headers.isEmpty()) {
+    if (!in.headers.isEmpty()) {
       y.append("  headers:\n");
-      headers.forEach((k, v) -> y.append("    ").append(k).append(": ").append(ContractYaml.scalar(v)).append('\n'));
+      in.headers.forEach((k, v) -> y.append("    ").append(k).append(": ").append(ContractYaml.scalar(v)).append('\n'));
     }
-    if (idempotencyHeader != null) {
-      y.append("  idempotency_header: ").append(idempotencyHeader).append("   # carries the execution id\n");
+    if (in.idempotencyHeader != null) {
+      y.append("  idempotency_header: ").append(in.idempotencyHeader).append("   # carries the execution id\n");
     }
     if (credential != null) {
       y.append("  credential: ").append(ContractYaml.scalar(credential)).append('\n');
@@ -278,7 +311,7 @@ public final class OpenApiImport {
     y.append("replay:\n");
     y.append("  class: ").append(proposed.wireName()).append("   # proposed; see the comment at the top\n");
     y.append("  attach_window: PT1H\n");
-    return new Result(tool + ".yaml", tool, id, proposed, y.toString(), null);
+    return y.toString();
   }
 
   /** A swagger model schema as JSON Schema 2020-12: OpenAPI-only keywords rewritten or dropped. */

@@ -108,31 +108,9 @@ final class YamlTree {
       JsonToken t = p.currentToken();
       switch (t) {
         case START_OBJECT:
-          {
-            ObjectNode obj = NODES.objectNode();
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
-              String name = p.currentName();
-              String child = path.isEmpty() ? name : path + "." + name;
-              if (obj.has(name)) {
-                throw new SyntaxException(line(p), child + ": duplicate key");
-              }
-              lines.put(child, line(p));
-              p.nextToken();
-              obj.set(name, read(p, child));
-            }
-            return obj;
-          }
+          return object(p, path);
         case START_ARRAY:
-          {
-            ArrayNode arr = NODES.arrayNode();
-            int i = 0;
-            while (p.nextToken() != JsonToken.END_ARRAY) {
-              String child = path + "[" + i++ + "]";
-              lines.put(child, line(p));
-              arr.add(read(p, child));
-            }
-            return arr;
-          }
+          return array(p, path);
         case VALUE_STRING:
           return NODES.textNode(expand(p.getText(), path, line(p)));
         case VALUE_NUMBER_INT:
@@ -155,6 +133,32 @@ final class YamlTree {
         default:
           throw new SyntaxException(line(p), (path.isEmpty() ? "document" : path) + ": unsupported YAML value");
       }
+    }
+
+    private ObjectNode object(JsonParser p, String path) throws IOException, SyntaxException {
+      ObjectNode obj = NODES.objectNode();
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String name = p.currentName();
+        String child = path.isEmpty() ? name : path + "." + name;
+        if (obj.has(name)) {
+          throw new SyntaxException(line(p), child + ": duplicate key");
+        }
+        lines.put(child, line(p));
+        p.nextToken();
+        obj.set(name, read(p, child));
+      }
+      return obj;
+    }
+
+    private ArrayNode array(JsonParser p, String path) throws IOException, SyntaxException {
+      ArrayNode arr = NODES.arrayNode();
+      int i = 0;
+      while (p.nextToken() != JsonToken.END_ARRAY) {
+        String child = path + "[" + i++ + "]";
+        lines.put(child, line(p));
+        arr.add(read(p, child));
+      }
+      return arr;
     }
 
     private String expand(String value, String path, int line) {

@@ -1,7 +1,7 @@
 package io.onceport.frontend.read;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.onceport.activity.dispatch.CredentialResolver;
+import io.onceport.activity.vault.CredentialResolver;
 import io.onceport.activity.dispatch.DispatchChannel;
 import io.onceport.activity.dispatch.DispatchContext;
 import io.onceport.activity.vault.Credential;

@@ -5,7 +5,7 @@ import io.onceport.activity.auth.SessionAuthorities;
 import io.onceport.activity.auth.SessionAuthority;
 import io.onceport.activity.auth.TargetPolicy;
 import io.onceport.activity.codec.AesGcmPayloadCodec;
-import io.onceport.activity.dispatch.CredentialResolver;
+import io.onceport.activity.vault.CredentialResolver;
 import io.onceport.activity.http.HttpChannel;
 import io.onceport.activity.codec.KeyRing;
 import io.onceport.activity.operator.OperatorRegistry;

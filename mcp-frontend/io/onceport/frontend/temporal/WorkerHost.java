@@ -1,7 +1,6 @@
 package io.onceport.frontend.temporal;
 
-import io.onceport.workflow.execution.ToolExecutionWorkflowImpl;
-import io.onceport.workflow.session.AgentSessionWorkflowImpl;
+import io.onceport.workflow.WorkflowImplementations;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
 import io.temporal.worker.WorkerOptions;
@@ -20,7 +19,7 @@ public final class WorkerHost implements AutoCloseable {
     // A cold or CPU-starved JVM can spend over a second loading classes inside a workflow task; the
     // SDK's default 1 s deadlock detection would fail such a task (and any query replaying it).
     Worker worker = factory.newWorker(taskQueue, WorkerOptions.newBuilder().setDefaultDeadlockDetectionTimeout(10_000).build());
-    worker.registerWorkflowImplementationTypes(ToolExecutionWorkflowImpl.class, AgentSessionWorkflowImpl.class);
+    worker.registerWorkflowImplementationTypes(WorkflowImplementations.types());
     worker.registerActivitiesImplementations(activities);
     factory.start();
     return new WorkerHost(factory);

@@ -1,26 +1,122 @@
 package io.onceport.architecture;
 
+import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.Dependency.Predicates.dependencyOrigin;
+import static com.tngtech.archunit.core.domain.Dependency.Predicates.dependencyTarget;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.simpleNameEndingWith;
+import static com.tngtech.archunit.lang.conditions.ArchConditions.onlyHaveDependenciesWhere;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaConstructorCall;
+import com.tngtech.archunit.core.domain.JavaMethodCall;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.lang.EvaluationResult;
+import io.onceport.activity.dispatch.DispatchContext;
+import io.onceport.activity.dispatch.DispatchJournal;
+import io.onceport.activity.vault.Credential;
+import io.onceport.activity.vault.archfixture.VaultReachingIntoDispatch;
+import io.onceport.architecture.archfixture.ClientReachingIntoImplementations;
+import io.onceport.frontend.contract.ContractLoader;
+import io.onceport.frontend.temporal.EmbeddedEngine;
+import io.onceport.workflow.archfixture.NondeterministicWorkflowCode;
+import io.onceport.workflow.archfixture.WorkflowReachingIntoFrontEnd;
+import io.onceport.workflow.contract.ToolContract;
+import java.util.List;
 import java.util.Random;
 import java.util.UUID;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The dependency direction of ARCHITECTURE.md: mcp-frontend → workflows ← activities, and workflow
  * code stays deterministic (no I/O, no clocks, no randomness outside {@code Workflow.*}).
+ *
+ * <p>Each rule added for issue 15 is also evaluated against a deliberately wrong fixture class
+ * (test sources, packages ending in {@code archfixture}, never imported with the product) and
+ * must report it, so none of them passes merely because it selects nothing.
  */
+@Timeout(120)
 class ArchitectureTest {
+  /**
+   * Temporal's test server offers no public way to bind a chosen address (its
+   * {@code TestServer.createPortBoundServer} listens on every interface and does not report a
+   * free port), and the embedded engine must listen on loopback only; so {@link EmbeddedEngine}
+   * alone may use {@code io.temporal.internal.testservice}, and no other internal package.
+   */
+  private static final String EMBEDDED_ENGINE = EmbeddedEngine.class.getName();
+
+  private static final DescribedPredicate<JavaClass> A_DEPENDENCYS_INTERNALS =
+      resideInAPackage("..internal..").and(not(resideInAPackage("io.onceport.."))).as("a dependency's internal package");
+
+  static final ArchRule NO_DEPENDENCY_INTERNALS = classes().should(onlyHaveDependenciesWhere(
+          not(dependencyTarget(A_DEPENDENCYS_INTERNALS))
+              .or(dependencyOrigin(EMBEDDED_ENGINE).and(dependencyTarget(resideInAPackage("io.temporal.internal.testservice"))))))
+      .because("internal packages are not a dependency's API and change without notice");
+
+  static final ArchRule NO_WORKFLOW_IMPL_OUTSIDE_WORKFLOWS = noClasses().that().resideOutsideOfPackage("io.onceport.workflow..")
+      .should().dependOnClassesThat(resideInAPackage("io.onceport.workflow..").and(simpleNameEndingWith("WorkflowImpl")))
+      .because("clients use the workflow interfaces, ExecutionSearchAttributes and WorkflowImplementations"
+          + " (the bench's bare-Temporal baseline has a workflow implementation of its own)");
+
+  static final ArchRule VAULT_DOES_NOT_DEPEND_ON_DISPATCH = noClasses().that().resideInAPackage("io.onceport.activity.vault..")
+      .should().dependOnClassesThat().resideInAPackage("io.onceport.activity.dispatch..")
+      .because("dispatch resolves credentials from the vault, not the other way round");
+
+  /**
+   * Top-level slices (frontend, workflow, activity) and the feature slices below them. Cycles are
+   * counted in bytecode, where compile-time constants (ErrorTypes) are inlined and leave no edge.
+   */
+  static final List<ArchRule> SLICES_FREE_OF_CYCLES = List.of(
+      slices().matching("io.onceport.(*)..").should().beFreeOfCycles(),
+      slices().matching("io.onceport.(*).(*)..").should().beFreeOfCycles());
+
+  private static final DescribedPredicate<JavaMethodCall> READS_A_CLOCK = DescribedPredicate.describe(
+      "a java.time now() or system clock",
+      call -> call.getTargetOwner().getPackageName().equals("java.time")
+          && (call.getName().equals("now") || call.getTargetOwner().isEquivalentTo(java.time.Clock.class)));
+
+  private static final DescribedPredicate<JavaConstructorCall> STARTS_A_THREAD = DescribedPredicate.describe(
+      "new Thread", call -> call.getTargetOwner().isAssignableTo(Thread.class));
+
+  static final ArchRule WORKFLOWS_READ_NO_CLOCK_NO_RANDOMNESS_NO_ENVIRONMENT = noClasses().that().resideInAPackage("io.onceport.workflow..")
+      .should().callMethod(System.class, "currentTimeMillis")
+      .orShould().callMethod(System.class, "nanoTime")
+      .orShould().callMethodWhere(READS_A_CLOCK)
+      .orShould().callMethod(UUID.class, "randomUUID")
+      .orShould().callConstructor(Random.class)
+      .orShould().callMethod(Math.class, "random")
+      .orShould().callMethod(StrictMath.class, "random")
+      .orShould().callMethod(System.class, "getenv")
+      .orShould().callMethod(System.class, "getenv", String.class)
+      .orShould().callMethod(System.class, "getProperty", String.class)
+      .orShould().callMethod(System.class, "getProperty", String.class, String.class)
+      .orShould().callMethod(System.class, "getProperties")
+      .orShould().callConstructorWhere(STARTS_A_THREAD)
+      .orShould().callMethod(Thread.class, "sleep", long.class)
+      .because("workflow code replays: time, randomness and waiting come from Workflow.*, configuration from the workflow input");
+
   private static JavaClasses classes;
 
+  /**
+   * The product's classes, read from the directory they were compiled to (all source roots share
+   * it) rather than by scanning every jar on the class path for the package, which is much slower.
+   */
   @BeforeAll
   static void importClasses() {
-    classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS).importPackages("io.onceport");
+    classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+        .importUrl(ToolContract.class.getProtectionDomain().getCodeSource().getLocation());
+    assertTrue(classes.containPackage("io.onceport.frontend.mcp") && classes.containPackage("io.onceport.activity.http"), "product classes imported");
   }
 
   @Test
@@ -47,14 +143,72 @@ class ArchitectureTest {
   }
 
   @Test
-  void workflowsReadNoClockAndNoRandomSource() {
-    noClasses().that().resideInAPackage("io.onceport.workflow..")
-        .should().callMethod(System.class, "currentTimeMillis")
-        .orShould().callMethod(System.class, "nanoTime")
-        .orShould().callMethod(java.time.Instant.class, "now")
-        .orShould().callMethod(UUID.class, "randomUUID")
-        .orShould().callConstructor(Random.class)
-        .orShould().callMethod(Thread.class, "sleep", long.class)
-        .check(classes);
+  void workflowsReadNoClockNoRandomSourceAndNoEnvironmentAndStartNoThread() {
+    WORKFLOWS_READ_NO_CLOCK_NO_RANDOMNESS_NO_ENVIRONMENT.check(classes);
+  }
+
+  @Test
+  void theDeterminismRuleReportsEachForbiddenCall() {
+    List<String> details = WORKFLOWS_READ_NO_CLOCK_NO_RANDOMNESS_NO_ENVIRONMENT
+        .evaluate(fixtures(NondeterministicWorkflowCode.class)).getFailureReport().getDetails();
+    for (String forbidden : List.of("Math.random()", "Instant.now()", "LocalDateTime.now()", "System.currentTimeMillis()",
+        "System.getenv(java.lang.String)", "System.getProperty(java.lang.String)", "Thread.<init>(java.lang.Runnable)")) {
+      assertEquals(1, details.stream().filter(d -> d.contains(forbidden)).count(), forbidden + " in " + details);
+    }
+    assertEquals(7, details.size(), String.join("\n", details));
+  }
+
+  @Test
+  void noClassUsesADependencysInternalPackages() {
+    NO_DEPENDENCY_INTERNALS.check(classes);
+  }
+
+  @Test
+  void theInternalPackagesRuleReportsAnOkHttpInternalClass() {
+    EvaluationResult result = NO_DEPENDENCY_INTERNALS.evaluate(fixtures(ClientReachingIntoImplementations.class));
+    assertTrue(result.getFailureReport().getDetails().stream().anyMatch(d -> d.contains("okhttp3.internal.http.HttpMethod")),
+        String.join("\n", result.getFailureReport().getDetails()));
+  }
+
+  @Test
+  void nothingOutsideWorkflowsDependsOnAWorkflowImplementation() {
+    NO_WORKFLOW_IMPL_OUTSIDE_WORKFLOWS.check(classes);
+  }
+
+  @Test
+  void theWorkflowImplementationRuleReportsAClientReadingOne() {
+    EvaluationResult result = NO_WORKFLOW_IMPL_OUTSIDE_WORKFLOWS.evaluate(fixtures(ClientReachingIntoImplementations.class));
+    assertTrue(result.getFailureReport().getDetails().stream().anyMatch(d -> d.contains("ToolExecutionWorkflowImpl")),
+        String.join("\n", result.getFailureReport().getDetails()));
+  }
+
+  @Test
+  void theVaultDoesNotDependOnDispatch() {
+    VAULT_DOES_NOT_DEPEND_ON_DISPATCH.check(classes);
+  }
+
+  @Test
+  void theVaultRuleReportsVaultCodeReachingIntoDispatch() {
+    EvaluationResult result = VAULT_DOES_NOT_DEPEND_ON_DISPATCH.evaluate(fixtures(VaultReachingIntoDispatch.class));
+    assertTrue(result.getFailureReport().getDetails().stream().anyMatch(d -> d.contains("DispatchJournal")),
+        String.join("\n", result.getFailureReport().getDetails()));
+  }
+
+  @Test
+  void slicesAreFreeOfCycles() {
+    SLICES_FREE_OF_CYCLES.forEach(rule -> rule.check(classes));
+  }
+
+  @Test
+  void theCycleRulesReportACycleBetweenTopLevelAndBetweenFeatureSlices() {
+    // Each fixture plus the product classes that close its loop (importing the whole product again is slow).
+    JavaClasses topLevelCycle = fixtures(WorkflowReachingIntoFrontEnd.class, ContractLoader.class, ToolContract.class);
+    assertTrue(SLICES_FREE_OF_CYCLES.get(0).evaluate(topLevelCycle).hasViolation(), "workflow → frontend → workflow");
+    JavaClasses featureCycle = fixtures(VaultReachingIntoDispatch.class, DispatchJournal.class, DispatchContext.class, Credential.class);
+    assertTrue(SLICES_FREE_OF_CYCLES.get(1).evaluate(featureCycle).hasViolation(), "activity.vault → activity.dispatch → activity.vault");
+  }
+
+  private static JavaClasses fixtures(Class<?>... fixtures) {
+    return new ClassFileImporter().importClasses(fixtures);
   }
 }

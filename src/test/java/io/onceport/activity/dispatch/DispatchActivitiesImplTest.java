@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.onceport.activity.http.HttpChannel;
+import io.onceport.activity.vault.CredentialResolver;
 import io.onceport.workflow.ErrorTypes;
 import io.onceport.workflow.contract.HttpSpec;
 import io.onceport.workflow.contract.ReplayClass;

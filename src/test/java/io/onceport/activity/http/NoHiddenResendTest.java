@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.onceport.activity.dispatch.CredentialResolver;
+import io.onceport.activity.vault.CredentialResolver;
 import io.onceport.activity.dispatch.DispatchActivitiesImpl;
 import io.onceport.workflow.ErrorTypes;
 import io.onceport.workflow.contract.ToolContract;

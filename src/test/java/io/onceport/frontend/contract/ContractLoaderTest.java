@@ -12,10 +12,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class ContractLoaderTest {
   private static final Path VALID = Path.of("src/test/resources/contracts-valid");
@@ -54,7 +57,7 @@ class ContractLoaderTest {
 
   @ParameterizedTest(name = "{0}")
   @CsvSource(delimiterString = "=>", textBlock = """
-      bad_class.yaml => 9: replay.class: unknown replay class 'at_most_once' (expected read_only, idempotency_key, status_query or irreversible)
+      bad_class.yaml => 9: replay.class: 'at_most_once' is not a replay class (expected read_only, idempotency_key, status_query or irreversible)
       bad_name.yaml => 1: tool: 'create release' is not a valid tool name (1-64 of a-z A-Z 0-9 _ -)
       bad_placeholder.yaml => 9: http.url: placeholder {{servce}} is not a property of input_schema (nor execution_id)
       bad_placeholder.yaml => 10: http.body.note: placeholder {{nte}} is not a property of input_schema (nor execution_id)
@@ -199,7 +202,7 @@ class ContractLoaderTest {
 
     write("t.yaml", contract + "    settle: -PT1S\n");
     e = assertThrows(ContractLoadException.class, () -> new ContractLoader().load(tmp));
-    assertEquals(List.of(tmp.resolve("t.yaml") + ":15: replay.status.settle: must not be negative, not -PT1S"), e.errors());
+    assertEquals(List.of(tmp.resolve("t.yaml") + ":15: replay.status.settle: '-PT1S' is negative (settle is zero or more)"), e.errors());
   }
 
   @Test
@@ -405,6 +408,82 @@ class ContractLoaderTest {
         .load(writeFixed(tmp)).find("t").orElseThrow();
     assertEquals("db1", c.ssh().host());
     assertEquals(2222, c.ssh().port(), "a port from a variable arrives as text and is accepted");
+  }
+
+  private static final String HTTP_TOOL = "tool: t\n" + SCHEMA + "channel: http\nhttp:\n  method: POST\n  url: http://h/x\n";
+  private static final String SSH_TOOL = "tool: t\n" + SCHEMA + "channel: ssh\nreplay: {class: irreversible}\nssh:\n  host: h\n"
+      + "  user: u\n  host_key: \"SHA256:k\"\n  credential: c\n";
+  private static final String MCP_TOOL = "tool: t\n" + SCHEMA + "channel: mcp\nmcp:\n  url: http://h/mcp\n  tool: x\n";
+
+  static Stream<Arguments> schemaMistakes() {
+    String statusQuery = "replay:\n  class: status_query\n  status:\n";
+    return Stream.of(
+        Arguments.of("tool: 5\n" + SCHEMA + "channel: http\nhttp: {method: GET, url: 'http://h/x'}\nreplay: {class: read_only}\n",
+            "1: tool: must be a non-empty string"),
+        Arguments.of(HTTP_TOOL.replace("channel: http", "channel: smtp") + "replay: {class: read_only}\n",
+            "6: channel: 'smtp' is not http, ssh or mcp"),
+        Arguments.of(HTTP_TOOL.replace("method: POST", "method: FETCH") + "replay: {class: read_only}\n",
+            "8: http.method: 'FETCH' is not GET, POST, PUT, PATCH or DELETE"),
+        Arguments.of(HTTP_TOOL + "  timeout: PT0S\nreplay: {class: read_only}\n", "10: http.timeout: 'PT0S' is not a positive duration"),
+        Arguments.of(HTTP_TOOL + "  headers: {X-Tags: [a]}\nreplay: {class: read_only}\n", "10: http.headers.X-Tags: must be a string"),
+        Arguments.of(HTTP_TOOL.replace("http:\n  method: POST\n  url: http://h/x\n", "http: 5\n") + "replay: {class: read_only}\n",
+            "7: http: must be a mapping"),
+        Arguments.of(HTTP_TOOL + statusQuery + "    method: POST\n    url: http://h/s\n    completed_when: [200]\n",
+            "13: replay.status.method: 'POST' is not GET or HEAD (a status query must not change anything)"),
+        Arguments.of(HTTP_TOOL + statusQuery + "    method: GET\n    url: http://h/s\n    completed_when: []\n",
+            "15: replay.status.completed_when: must name at least one HTTP status code"),
+        Arguments.of(HTTP_TOOL + statusQuery + "    method: GET\n    url: http://h/s\n    completed_when: 200\n",
+            "15: replay.status.completed_when: must be a list of HTTP status codes"),
+        Arguments.of(HTTP_TOOL + statusQuery + "    method: GET\n    url: http://h/s\n    completed_when: [200, 700]\n",
+            "15: replay.status.completed_when[1]: must be an HTTP status code (100-599)"),
+        Arguments.of(HTTP_TOOL + statusQuery + "    method: GET\n    url: http://h/s\n",
+            "12: replay.status.completed_when: required (a list of HTTP status codes, e.g. [200])"),
+        Arguments.of(HTTP_TOOL + "replay: {class: read_only}\nresult: {format: html}\n", "11: result.format: 'html' is not text or mcp_content"),
+        Arguments.of(HTTP_TOOL + "replay: {class: read_only}\nfingerprint: {ignore: version}\n",
+            "11: fingerprint.ignore: must be a list of argument names"),
+        Arguments.of(SSH_TOOL + "  command: [ls]\n  port: 70000\n", "14: ssh.port: must be a port number 1-65535"),
+        Arguments.of(SSH_TOOL + "  command: [ls]\n  marker: \"yes\"\n", "14: ssh.marker: must be true or false"),
+        Arguments.of(SSH_TOOL + "  command: []\n", "13: ssh.command: must be a non-empty list of strings (argv)"),
+        Arguments.of(SSH_TOOL + "  command: [ls, {a: 1}]\n", "13: ssh.command[1]: must be a string"),
+        Arguments.of(MCP_TOOL.replace("  url: http://h/mcp\n", "  command: []\n") + "replay: {class: read_only}\n",
+            "8: mcp.command: must be a non-empty list of strings (argv, e.g. [\"node\", \"server.mjs\"])"),
+        Arguments.of(MCP_TOOL.replace("  url: http://h/mcp\n", "  command: [node]\n  env: {A: [1]}\n") + "replay: {class: read_only}\n",
+            "9: mcp.env.A: must be a string"),
+        Arguments.of(MCP_TOOL + statusQuery + "    tool: s\n    field: state\n",
+            "12: replay.status.completed_when: required (a list of values of the status field, e.g. [completed])"),
+        Arguments.of(MCP_TOOL + statusQuery + "    tool: s\n    arguments: 5\n    field: state\n    completed_when: [done]\n",
+            "14: replay.status.arguments: must be a mapping (the status tool's arguments)"));
+  }
+
+  @ParameterizedTest(name = "{1}")
+  @MethodSource("schemaMistakes")
+  void aMistakeTheSchemaStatesIsNamedByLineAndFieldWithTheSchemasMessage(String contract, String error) throws Exception {
+    write("t.yaml", contract);
+    ContractLoadException e = assertThrows(ContractLoadException.class, () -> new ContractLoader().load(tmp));
+    assertEquals(List.of(tmp.resolve("t.yaml") + ":" + error), e.errors());
+  }
+
+  @Test
+  void aKnownFieldSetToNullIsAbsentButAnUnknownOneIsStillRefused() throws Exception {
+    write("t.yaml", HTTP_TOOL + "  timeout: null\n  body: ~\nreplay: {class: read_only, attach_window: null}\nfingerprint: null\n");
+    ToolContract c = new ContractLoader().load(tmp).find("t").orElseThrow();
+    assertEquals(ContractLoader.DEFAULT_HTTP_TIMEOUT.toMillis(), c.http().timeoutMillis());
+    assertEquals(null, c.http().body());
+    assertEquals(ContractLoader.DEFAULT_ATTACH_WINDOW, c.replay().attachWindow());
+    assertEquals(List.of(), c.fingerprintIgnore());
+
+    write("t.yaml", HTTP_TOOL + "  timout: null\nreplay: {class: read_only}\n");
+    ContractLoadException e = assertThrows(ContractLoadException.class, () -> new ContractLoader().load(tmp));
+    assertEquals(List.of(tmp.resolve("t.yaml") + ":10: http.timout: unknown field (did you mean 'timeout'?); known: method, url, "
+        + "body, headers, idempotency_header, credential, timeout"), e.errors());
+  }
+
+  @Test
+  void numbersInTemplatesKeepTheTextTheyWereWrittenWith() throws Exception {
+    write("t.yaml", HTTP_TOOL + "  body: {price: 200.0, big: 12345678901234567890, exp: 1e3, v: \"{{version}}\"}\n"
+        + "replay: {class: read_only}\n");
+    ToolContract c = new ContractLoader().load(tmp).find("t").orElseThrow();
+    assertEquals("{\"price\":200.0,\"big\":12345678901234567890,\"exp\":1E+3,\"v\":\"{{version}}\"}", c.http().body());
   }
 
   private Path writeFixed(Path dir) throws IOException {

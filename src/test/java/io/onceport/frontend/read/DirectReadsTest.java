@@ -9,7 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.onceport.activity.auth.AuthorizationActivitiesImpl;
 import io.onceport.activity.auth.SessionAuthority;
 import io.onceport.activity.auth.TargetPolicy;
-import io.onceport.activity.dispatch.CredentialResolver;
+import io.onceport.activity.vault.CredentialResolver;
 import io.onceport.activity.http.HttpChannel;
 import io.onceport.frontend.contract.ContractLoader;
 import io.onceport.frontend.contract.ContractSet;

@@ -275,7 +275,7 @@ class ToolExecutionModelCheckTest {
     Map<ToolContract.Channel, DispatchChannel> channels = new EnumMap<>(ToolContract.Channel.class);
     channels.put(ToolContract.Channel.HTTP, target);
     worker.registerActivitiesImplementations(
-        new CrashingWorker(new DispatchActivitiesImpl(channels, new SendJournal(), io.onceport.activity.dispatch.CredentialResolver.NONE)),
+        new CrashingWorker(new DispatchActivitiesImpl(channels, new SendJournal(), io.onceport.activity.vault.CredentialResolver.NONE)),
         new RecordingJournal(), new AllowAll(), OPERATOR_ACTIVITIES);
     env.start();
     client = env.getWorkflowClient();

@@ -1,6 +1,5 @@
-package io.onceport.activity.dispatch;
+package io.onceport.activity.vault;
 
-import io.onceport.activity.vault.Credential;
 import io.onceport.workflow.ErrorTypes;
 import io.temporal.failure.ApplicationFailure;
 
