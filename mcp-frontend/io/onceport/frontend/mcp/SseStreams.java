@@ -31,27 +31,18 @@ final class SseStreams {
   private final ResponseWriter writer;
   private final InFlightRequests inFlight;
 
-  /**
-   * Log levels set with {@code logging/setLevel}, by session nonce. Best effort and per front end
-   * (sessions are stateless tokens): only a session that asked for {@code debug} or {@code info}
-   * gets the execution's transitions as log messages; one that set nothing gets none.
-   */
-  final io.onceport.frontend.gateway.BoundedMap<String, String> logLevels =
-      new io.onceport.frontend.gateway.BoundedMap<>(MAX_LOG_LEVELS, java.time.Duration.ofHours(24));
-  /** Sessions whose log level is remembered (each for a day after its last use). */
-  static final int MAX_LOG_LEVELS = 10_000;
-
-  private static final List<String> LEVELS =
-      List.of("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency");
+  /** Levels set with {@code logging/setLevel}: only a session that asked for info gets log messages. */
+  private final LogLevels logLevels;
 
   /** True when a session asked for {@code info} messages (its level is debug or info). */
   boolean logsInfo(Session session) {
-    String level = session == null ? null : logLevels.get(session.nonce());
-    return level != null && LEVELS.indexOf(level) <= LEVELS.indexOf("info");
+    return logLevels.logsInfo(session);
   }
 
-  SseStreams(McpConfig config, ExecutionGateway gateway, ResponseWriter writer, InFlightRequests inFlight) {
+  SseStreams(McpConfig config, ExecutionGateway gateway, ResponseWriter writer, InFlightRequests inFlight,
+      LogLevels logLevels) {
     this.config = config;
+    this.logLevels = logLevels;
     this.gateway = gateway;
     this.writer = writer;
     this.inFlight = inFlight;
