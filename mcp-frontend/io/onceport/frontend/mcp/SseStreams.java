@@ -90,9 +90,25 @@ final class SseStreams {
     }
   }
 
+  /** What following a record up to its answer (or the wait's end) saw. */
+  private record Watched(ExecutionRecord rec, boolean gone) {}
+
   /** @param reported how many of the record's transitions this stream already reported */
   private void follow(Context ctx, boolean modern, EventIds ids, ExecutionRecord rec, boolean attached,
       ToolContract contract, String version, boolean withIds, int reported, boolean logs, InFlightRequests.Entry request) {
+    Watched w = watch(ctx, ids, rec, withIds, reported, logs, request);
+    if (w != null) {
+      answer(ctx, modern, ids, w, attached, contract, version, withIds, request);
+    }
+  }
+
+  /**
+   * Writes progress and log events while the record moves, until it answers now, the wait ends or
+   * the request is cancelled; null when the execution layer failed mid-stream (the stream ends,
+   * the client resumes or retries).
+   */
+  private Watched watch(Context ctx, EventIds ids, ExecutionRecord rec, boolean withIds, int reported, boolean logs,
+      InFlightRequests.Entry request) {
     long deadline = System.nanoTime() + config.callWait().toNanos();
     boolean progress = ids.progressToken() != null && !ids.progressToken().isNull();
     boolean gone = false;
@@ -126,8 +142,16 @@ final class SseStreams {
     } catch (IOException e) {
       gone = true;
     } catch (RuntimeException e) {
-      return; // the execution layer failed mid-stream: end the stream, the client resumes or retries
+      return null; // the execution layer failed mid-stream: end the stream, the client resumes or retries
     }
+    return new Watched(rec, gone);
+  }
+
+  /** The end of the stream: the result event, or nothing for a cancelled request, a gone client or a poll. */
+  private void answer(Context ctx, boolean modern, EventIds ids, Watched w, boolean attached, ToolContract contract,
+      String version, boolean withIds, InFlightRequests.Entry request) {
+    ExecutionRecord rec = w.rec();
+    boolean gone = w.gone();
     boolean answerCancellation = false;
     if (request != null && request.cancelled()) {
       ExecutionRecord after = request.awaitCancel(Duration.ofSeconds(10));
