@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.onceport.frontend.gateway.CallResult;
 import io.onceport.frontend.gateway.ExecutionGateway;
 import io.onceport.frontend.gateway.GatewayException;
+import io.onceport.frontend.gateway.ReadPath;
 import io.onceport.frontend.gateway.ToolCall;
 import io.onceport.frontend.mcp.McpController.Reply;
 import io.onceport.workflow.contract.ToolContract;
@@ -22,7 +23,9 @@ import java.util.Optional;
  * answer once the record settles or waits for an operator, or a task result (2026-07-28 tasks
  * extension) when it has not settled within the wait. The request stays registered in
  * {@link InFlightRequests} until its answer was written or decided, so a
- * {@code notifications/cancelled} finds it. The built-in status tool answers from the record alone.
+ * {@code notifications/cancelled} finds it. A {@code read_only} call the read path
+ * ({@link McpConfig#readPath()}) can answer takes no execution at all ({@link ReadAnswers}). The
+ * built-in status tool answers from the record alone.
  */
 final class ToolsHandler {
   private final McpConfig config;
@@ -33,6 +36,7 @@ final class ToolsHandler {
   private final McpSessions sessions;
   private final TasksHandler tasks;
   private final NotificationHandler notifications;
+  private final ReadAnswers reads;
 
   ToolsHandler(McpConfig config, ExecutionGateway gateway, InFlightRequests inFlight, ResponseWriter writer, SseStreams sse,
       McpSessions sessions, TasksHandler tasks, NotificationHandler notifications) {
@@ -44,6 +48,7 @@ final class ToolsHandler {
     this.sessions = sessions;
     this.tasks = tasks;
     this.notifications = notifications;
+    this.reads = new ReadAnswers(sse);
   }
 
   /** How one call is answered, decided from the request before it reaches the gateway. */
@@ -102,6 +107,10 @@ final class ToolsHandler {
     }
     Answering how = answering(ex, p, accepts);
     ToolCall call = toolCall(ex, name, args, how);
+    Reply read = readPath(ex, call, how);
+    if (read != null) {
+      return read; // answered without an execution: nothing in flight to cancel or deliver
+    }
     InFlightRequests.Entry f = ex.id() != null && !how.taskRequested() ? inFlight.open(scope(ex), ex.id()) : null;
     Reply reply = null;
     try {
@@ -140,6 +149,28 @@ final class ToolsHandler {
     return new ToolCall(ex.actor(), name, args == null || args.isNull() ? Json.object() : args, runId,
         intentKey, ex.gatewaySession(runId), ex.id() == null ? null : ex.id().asText(), ex.protocolVersion(),
         ex.clientInfo(), ex.ctx().req().getRemoteAddr(), how.waitMillis(), ClientConnection.receivedNanos(ex.ctx().req()));
+  }
+
+  /**
+   * A read_only call the read path answers without an execution (see {@code DirectReads}); null when
+   * it takes the durable path. A task-augmented call always does: a task is an execution.
+   */
+  private Reply readPath(Exchange ex, ToolCall call, Answering how) {
+    ReadPath path = config.readPath();
+    if (path == null || how.taskRequested()) {
+      return null;
+    }
+    Optional<ReadPath.Planned> planned;
+    try {
+      planned = path.plan(call);
+    } catch (GatewayException e) {
+      if (e.kind() == GatewayException.Kind.INVALID_ARGUMENTS) {
+        return Reply.of(ex.answer(ToolResults.refusal(e.getMessage())));
+      }
+      throw e;
+    }
+    return planned.map(r -> reads.answer(ex, r, how.stream(), ex.params().path("_meta").get("progressToken"), ex::answer))
+        .orElse(null);
   }
 
   private Reply attachAndAnswer(Exchange ex, ToolCall call, InFlightRequests.Entry f, Answering how) {
