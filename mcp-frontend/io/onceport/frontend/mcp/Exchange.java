@@ -8,6 +8,7 @@ import io.javalin.http.Context;
  * revision, on which session (legacy revisions) and with which per-request metadata (2026-07-28).
  *
  * @param session null for 2026-07-28 requests and for {@code initialize}
+ * @param revision the revision family whose rules admitted it and which shapes its answers
  * @param id null for notifications
  */
 record Exchange(
@@ -15,12 +16,22 @@ record Exchange(
     String actor,
     Session session,
     String protocolVersion,
-    boolean modern,
+    Revision revision,
     JsonNode id,
     String method,
     JsonNode params,
     String clientInfo,
     boolean inBatch) {
+
+  /** True for the per-request-metadata revision (2026-07-28). */
+  boolean modern() {
+    return revision.modern();
+  }
+
+  /** The result as this revision answers it (a JSON-RPC response). */
+  JsonNode answer(com.fasterxml.jackson.databind.node.ObjectNode result) {
+    return revision.answer(this, result);
+  }
 
   JsonNode meta() {
     return params == null ? Json.MAPPER.missingNode() : params.path("_meta");

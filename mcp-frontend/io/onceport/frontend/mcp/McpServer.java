@@ -34,7 +34,7 @@ public final class McpServer {
     }
     Transport transport = new Transport(config, authenticator); // refuses a listener off loopback without allowed hosts
     this.controller = new McpController(config, gateway, transport);
-    McpController mcp = controller;
+    StreamableHttp mcp = controller.http();
     this.app = Javalin.create(cfg -> {
       cfg.startup.showJavalinBanner = false;
       cfg.startup.showOldJavalinVersionWarning = false;
@@ -57,6 +57,7 @@ public final class McpServer {
         return connector;
       });
       cfg.routes.before(transport::checkRoute); // every route, /metrics, /readyz, /codec/* and 404s included
+      cfg.routes.beforeMatched("/mcp", mcp::before); // Origin, authentication, Accept, Content-Type of /mcp
       cfg.routes.post("/mcp", mcp::post);
       cfg.routes.get("/mcp", mcp::get);
       cfg.routes.delete("/mcp", mcp::delete);

@@ -31,27 +31,18 @@ final class SseStreams {
   private final ResponseWriter writer;
   private final InFlightRequests inFlight;
 
-  /**
-   * Log levels set with {@code logging/setLevel}, by session nonce. Best effort and per front end
-   * (sessions are stateless tokens): only a session that asked for {@code debug} or {@code info}
-   * gets the execution's transitions as log messages; one that set nothing gets none.
-   */
-  final io.onceport.frontend.gateway.BoundedMap<String, String> logLevels =
-      new io.onceport.frontend.gateway.BoundedMap<>(MAX_LOG_LEVELS, java.time.Duration.ofHours(24));
-  /** Sessions whose log level is remembered (each for a day after its last use). */
-  static final int MAX_LOG_LEVELS = 10_000;
-
-  private static final List<String> LEVELS =
-      List.of("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency");
+  /** Levels set with {@code logging/setLevel}: only a session that asked for info gets log messages. */
+  private final LogLevels logLevels;
 
   /** True when a session asked for {@code info} messages (its level is debug or info). */
   boolean logsInfo(Session session) {
-    String level = session == null ? null : logLevels.get(session.nonce());
-    return level != null && LEVELS.indexOf(level) <= LEVELS.indexOf("info");
+    return logLevels.logsInfo(session);
   }
 
-  SseStreams(McpConfig config, ExecutionGateway gateway, ResponseWriter writer, InFlightRequests inFlight) {
+  SseStreams(McpConfig config, ExecutionGateway gateway, ResponseWriter writer, InFlightRequests inFlight,
+      LogLevels logLevels) {
     this.config = config;
+    this.logLevels = logLevels;
     this.gateway = gateway;
     this.writer = writer;
     this.inFlight = inFlight;
@@ -99,9 +90,25 @@ final class SseStreams {
     }
   }
 
+  /** What following a record up to its answer (or the wait's end) saw. */
+  private record Watched(ExecutionRecord rec, boolean gone) {}
+
   /** @param reported how many of the record's transitions this stream already reported */
   private void follow(Context ctx, boolean modern, EventIds ids, ExecutionRecord rec, boolean attached,
       ToolContract contract, String version, boolean withIds, int reported, boolean logs, InFlightRequests.Entry request) {
+    Watched w = watch(ctx, ids, rec, withIds, reported, logs, request);
+    if (w != null) {
+      answer(ctx, modern, ids, w, attached, contract, version, withIds, request);
+    }
+  }
+
+  /**
+   * Writes progress and log events while the record moves, until it answers now, the wait ends or
+   * the request is cancelled; null when the execution layer failed mid-stream (the stream ends,
+   * the client resumes or retries).
+   */
+  private Watched watch(Context ctx, EventIds ids, ExecutionRecord rec, boolean withIds, int reported, boolean logs,
+      InFlightRequests.Entry request) {
     long deadline = System.nanoTime() + config.callWait().toNanos();
     boolean progress = ids.progressToken() != null && !ids.progressToken().isNull();
     boolean gone = false;
@@ -135,8 +142,16 @@ final class SseStreams {
     } catch (IOException e) {
       gone = true;
     } catch (RuntimeException e) {
-      return; // the execution layer failed mid-stream: end the stream, the client resumes or retries
+      return null; // the execution layer failed mid-stream: end the stream, the client resumes or retries
     }
+    return new Watched(rec, gone);
+  }
+
+  /** The end of the stream: the result event, or nothing for a cancelled request, a gone client or a poll. */
+  private void answer(Context ctx, boolean modern, EventIds ids, Watched w, boolean attached, ToolContract contract,
+      String version, boolean withIds, InFlightRequests.Entry request) {
+    ExecutionRecord rec = w.rec();
+    boolean gone = w.gone();
     boolean answerCancellation = false;
     if (request != null && request.cancelled()) {
       ExecutionRecord after = request.awaitCancel(Duration.ofSeconds(10));

@@ -36,7 +36,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * An in-memory execution layer with the gateway's attach semantics: the same actor, tool,
- * arguments and intent scope attach to one execution until its result was delivered. Tools behave
+ * arguments and intent scope attach to one execution until its result was delivered; the same
+ * intent key always does, and refuses another request. {@link ExecutionGatewayContract} holds it to
+ * the real gateway's behaviour ({@code FakeGatewayContractTest}, {@code TemporalGatewayContractTest}). Tools behave
  * by name: {@code echo} completes with the arguments as body, {@code slow} completes after
  * {@link #slowMillis}, {@code broken} fails with 500, {@code unsure} ends in needs_review,
  * {@code hang} stays dispatched, {@code gated} waits for approval. Each step is a new record version.
@@ -50,6 +52,7 @@ final class FakeGateway implements ExecutionGateway {
   volatile long slowMillis = 600;
   private final Map<String, ExecutionRecord> byId = new LinkedHashMap<>();
   private final Map<String, String> byIntent = new LinkedHashMap<>();
+  private final Map<String, String> fingerprints = new LinkedHashMap<>();
   private final ScheduledExecutorService steps = Executors.newSingleThreadScheduledExecutor(); // one thread: steps run in order
   private final Random random = new Random(7);
 
@@ -92,21 +95,30 @@ final class FakeGateway implements ExecutionGateway {
     if (n != null && !n.isIntegralNumber()) {
       throw new GatewayException(GatewayException.Kind.INVALID_ARGUMENTS, "Invalid arguments: n must be an integer");
     }
-    String intent = call.actor() + "|" + call.tool() + "|" + call.arguments() + "|"
-        + (call.intentKey() != null ? "key:" + call.intentKey() : "run:" + call.runId());
+    // The gateway's rule: the fingerprint covers actor, tool, arguments and intent scope (the run);
+    // a keyed intent is its key (same key, same execution, also after delivery; another request
+    // under the key is refused), an unkeyed one its fingerprint until its result was delivered.
+    String fingerprint = call.actor() + "|" + call.tool() + "|" + call.arguments() + "|run:" + call.runId();
+    String intent = call.intentKey() != null ? call.actor() + "|key:" + call.intentKey() : fingerprint;
     String callId = "call_" + UUID.randomUUID();
     String now = Instant.now().toString();
     ExecutionRecord rec;
     boolean attached;
     synchronized (this) {
       String existing = byIntent.get(intent);
-      attached = existing != null && byId.get(existing).delivery() != Delivery.DELIVERED;
+      if (existing != null && call.intentKey() != null && !fingerprints.get(existing).equals(fingerprint)) {
+        throw new GatewayException(GatewayException.Kind.INTENT_KEY_MISMATCH, "intent key reused: intent key "
+            + call.intentKey() + " was already used by execution " + existing + " for a different request; use a new key"
+            + " for a new intent");
+      }
+      attached = existing != null && (call.intentKey() != null || byId.get(existing).delivery() != Delivery.DELIVERED);
       if (attached) {
         rec = byId.get(existing);
       } else {
         String id = Ids.executionId(System.currentTimeMillis(), random);
         rec = record(id, call, ExecutionState.ACCEPTED, Outcome.PENDING, List.of(), null, 1, now);
         byIntent.put(intent, id);
+        fingerprints.put(id, fingerprint);
         schedule(id, call.tool());
       }
       AttachedCall ac = new AttachedCall(callId, call.jsonRpcId(), call.sessionId(), call.runId(), call.intentKey(),

@@ -124,6 +124,25 @@ class McpServerTest {
   }
 
   @Test
+  void getAndDeleteAreAuthenticatedBeforeTheirHandlerRunsAndUnroutedMethodsAreNot() throws Exception {
+    String session = h.initialize("2025-06-18");
+    HttpResponse<String> get = h.http.send(HttpRequest.newBuilder(h.uri(h.server)).header("Accept", "text/event-stream")
+        .header("Mcp-Session-Id", session).header("Last-Event-ID", "act_x/call_y/0").GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertEquals(401, get.statusCode());
+    assertEquals("Bearer", get.headers().firstValue("WWW-Authenticate").orElse(null));
+    HttpResponse<String> del = h.http.send(HttpRequest.newBuilder(h.uri(h.server)).header("Mcp-Session-Id", session)
+        .header("Authorization", "Bearer tok-nobody").DELETE().build(), HttpResponse.BodyHandlers.ofString());
+    assertEquals(401, del.statusCode());
+    assertEquals("Unauthorized: unknown or revoked token", McpHarness.json(del.body()).at("/error/message").asText());
+    assertEquals(200, h.call(session, LIST).statusCode(), "the refused DELETE did not end the session");
+    HttpResponse<String> put = h.http.send(HttpRequest.newBuilder(h.uri(h.server))
+        .PUT(HttpRequest.BodyPublishers.ofString(LIST)).build(), HttpResponse.BodyHandlers.ofString());
+    assertFalse(put.headers().firstValue("WWW-Authenticate").isPresent(), "PUT has no route: " + put.statusCode());
+    assertTrue(put.statusCode() == 404 || put.statusCode() == 405, "PUT /mcp: " + put.statusCode());
+  }
+
+  @Test
   void unsupportedProtocolVersionHeaderGets400() throws Exception {
     String session = h.initialize("2025-06-18");
     HttpResponse<String> r = h.post(LIST, "Mcp-Session-Id", session, "MCP-Protocol-Version", "1999-01-01");

@@ -1,0 +1,101 @@
+package io.onceport.frontend.mcp;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.javalin.http.Context;
+import io.onceport.frontend.auth.SessionIds;
+import io.onceport.frontend.auth.SessionStart;
+import io.onceport.frontend.gateway.BoundedMap;
+import java.time.Duration;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The transport's sessions: the signed {@code Mcp-Session-Id} of the session-based revisions (issued
+ * by {@code initialize}, required on every later request, ended by DELETE) and the record of agent
+ * sessions in the session journal. Recording is best effort: a failure to record never fails the
+ * request itself.
+ */
+final class McpSessions {
+  private static final Logger log = LoggerFactory.getLogger(McpSessions.class);
+  /** Sessions whose start this front end already recorded; see {@link #recordStart}. */
+  static final int MAX_RECORDED_SESSIONS = 10_000;
+  private final McpConfig config;
+  private final SessionTokens tokens;
+  /**
+   * Sessions this front end already recorded ({@value #MAX_RECORDED_SESSIONS}, each forgotten an
+   * hour after its last call): a run's every call must not signal its session again. Forgetting is
+   * safe: a repeated start is ignored by the session record.
+   */
+  private final BoundedMap<String, Boolean> recorded = new BoundedMap<>(MAX_RECORDED_SESSIONS, Duration.ofHours(1));
+
+  McpSessions(McpConfig config) {
+    this.config = config;
+    this.tokens = new SessionTokens(config.sessionKey(), config.sessionTtl().toSeconds(), config.sessionRevocations());
+  }
+
+  /** The request's session: 400 without {@code Mcp-Session-Id}, 404 when it ended, expired or is another actor's. */
+  Session require(Context ctx, String actor, JsonNode id) {
+    String sid = ctx.header("Mcp-Session-Id");
+    if (sid == null || sid.isBlank()) {
+      throw McpException.http(400, McpException.TRANSPORT,
+          "Bad Request: the Mcp-Session-Id header is required (call initialize first)", id);
+    }
+    Optional<Session> s = tokens.verify(sid.trim(), now());
+    if (s.isEmpty() || !s.get().actor().equals(actor)) {
+      throw McpException.http(404, McpException.SESSION_NOT_FOUND,
+          "Session not found: it was ended or has expired; initialize a new session", id);
+    }
+    return s.get();
+  }
+
+  /** The revision of a session request: its {@code MCP-Protocol-Version} header, else the negotiated one. */
+  String version(Context ctx, Session session, JsonNode id) {
+    String h = ctx.header("MCP-Protocol-Version");
+    if (h == null) {
+      return session.protocolVersion();
+    }
+    if (!Protocol.LEGACY.contains(h)) {
+      throw McpException.http(400, McpException.TRANSPORT, "Bad Request: unsupported MCP-Protocol-Version '" + h
+          + "' (supported: " + String.join(", ", Protocol.LEGACY) + ")", id);
+    }
+    return h;
+  }
+
+  Session issue(String actor, String version, String clientInfo) {
+    return tokens.issue(actor, version, clientInfo, now());
+  }
+
+  /** DELETE: the session is revoked on every front end sharing the revocations, and its end recorded. */
+  void end(String actor, Session session) {
+    tokens.revoke(session);
+    try {
+      config.sessionRegistry().ended(SessionIds.forCall(actor, session.nonce(), null, null), "deleted by the client");
+    } catch (RuntimeException e) {
+      log.warn("could not record the end of a session: {}", e.getMessage());
+    }
+  }
+
+  /** Records an agent session's start, once per session on this front end. */
+  void recordStart(String actor, String sessionId, String clientName, String clientVersion, String version, String remote) {
+    boolean[] first = {false};
+    recorded.compute(sessionId, (k, seen) -> {
+      first[0] = seen == null;
+      return Boolean.TRUE;
+    });
+    if (!first[0]) {
+      return;
+    }
+    try {
+      config.sessionRegistry().started(new SessionStart(
+          actor, sessionId, clientName, clientVersion, version, remote, config.clock().instant()));
+    } catch (RuntimeException e) {
+      recorded.remove(sessionId);
+      log.warn("could not record session {}: {}", sessionId, e.getMessage());
+    }
+  }
+
+  private long now() {
+    return config.clock().instant().getEpochSecond();
+  }
+}
