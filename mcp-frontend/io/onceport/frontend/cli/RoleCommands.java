@@ -80,6 +80,7 @@ final class RoleCommands {
     @Spec CommandSpec spec;
     @Mixin RoleOptions.Common common;
     @Mixin RoleOptions.Worker worker;
+    @Mixin WorkerTuningOptions tuning;
 
     @Option(names = "--temporal", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:7233", description = "Temporal frontend (default: ${DEFAULT-VALUE}).")
     String temporal;
@@ -94,6 +95,7 @@ final class RoleCommands {
     @Override
     public Integer call() throws Exception {
       common.validate();
+      io.onceport.frontend.temporal.WorkerTuning workerTuning = tuning.tuning();
       VaultService vault = worker.openVault(common.data);
       List<AutoCloseable> running = new ArrayList<>();
       Metrics metrics = new Metrics();
@@ -102,7 +104,7 @@ final class RoleCommands {
         TemporalConnection connection = common.connect(temporal, embeddedEngine, metrics);
         running.add(connection);
         running.add(WorkerRuntime.start(connection, common.taskQueue, common.data, vault, common.sessionAuthorization,
-            worker.approvalTimeout, worker.journalWriter));
+            worker.approvalTimeout, worker.journalWriter, workerTuning));
         if (metricsListen != null) {
           HostPort at = ServeCommand.parse("--metrics-listen", metricsListen);
           running.add(MetricsServer.start(at.host(), at.port(), metrics,
