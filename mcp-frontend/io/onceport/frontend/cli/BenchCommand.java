@@ -23,6 +23,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -49,8 +50,16 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(names = "--tool", defaultValue = "create_release", description = "Demo tool to call (default: ${DEFAULT-VALUE}).")
   String tool;
 
+  @Mixin SoakOptions soak;
+
+  @Option(names = "--json", description = "Print the figures as one JSON document instead of the table (progress goes to stderr).")
+  boolean json;
+
   @Override
   public Integer call() throws Exception {
+    if (soak.requested()) {
+      return soak.run(spec, json);
+    }
     if (calls < 1 || warmup < 0) {
       throw new CliException("--calls must be at least 1 and --warmup at least 0");
     }

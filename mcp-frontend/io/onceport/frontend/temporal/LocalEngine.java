@@ -207,14 +207,16 @@ public final class LocalEngine implements AutoCloseable {
    * Temporal server that would share the SQLite file with the one about to start. Read from the
    * process table ({@code /proc} on Linux); processes of other users may not be visible.
    */
-  static Optional<ProcessHandle> databaseHolder(Path database) {
+  public static Optional<ProcessHandle> databaseHolder(Path database) {
     Path wanted = database.toAbsolutePath().normalize();
     long self = ProcessHandle.current().pid();
+    // A wrapper (a shell running the server) carries the same arguments: name the server itself.
     return ProcessHandle.allProcesses()
         .filter(p -> p.pid() != self)
         .filter(p -> p.info().arguments().map(args -> opens(List.of(args), wanted)).orElse(false))
         .filter(ProcessHandle::isAlive)
-        .findFirst();
+        .min(java.util.Comparator.comparing((ProcessHandle p) -> !p.info().command().map(c -> c.endsWith("temporal")).orElse(false))
+            .thenComparing(p -> -p.pid()));
   }
 
   private static boolean opens(List<String> args, Path database) {
