@@ -372,6 +372,7 @@ public final class SoakBench {
         e.put("rss_kib", eng.get().rssKib());
         e.put("threads", eng.get().threads());
         e.put("cpu_pct", Math.round(engCpu * 10) / 10.0);
+        e.put("database_kib", engine.database().map(SoakBench::filesKib).orElse(0L));
       } else {
         s.putNull("engine");
       }
@@ -432,6 +433,19 @@ public final class SoakBench {
     }
   }
 
+  /** The SQLite database with its journal files ({@code -wal}, {@code -shm}, {@code -journal}). */
+  private static long filesKib(Path database) {
+    long bytes = 0;
+    for (String suffix : List.of("", "-wal", "-shm", "-journal")) {
+      try {
+        bytes += Files.size(Path.of(database + suffix));
+      } catch (IOException absent) {
+        // not every journal file exists
+      }
+    }
+    return bytes / KIB;
+  }
+
   private static long heapAfterFullGc() {
     System.gc();
     System.gc();
@@ -451,8 +465,9 @@ public final class SoakBench {
         s.at("/jvm/rss_kib").asLong() / 1024.0, s.at("/jvm/heap_after_gc_kib").asLong() / 1024.0,
         s.at("/jvm/threads").asLong(), s.at("/jvm/workflow_threads").asLong(), s.at("/jvm/cpu_pct").asDouble()));
     if (s.get("engine").isObject()) {
-      b.append(String.format(" | engine rss %7.1f MiB threads %4d cpu %5.1f%%",
-          s.at("/engine/rss_kib").asLong() / 1024.0, s.at("/engine/threads").asLong(), s.at("/engine/cpu_pct").asDouble()));
+      b.append(String.format(" | engine rss %7.1f MiB threads %4d cpu %5.1f%% db %7.1f MiB",
+          s.at("/engine/rss_kib").asLong() / 1024.0, s.at("/engine/threads").asLong(), s.at("/engine/cpu_pct").asDouble(),
+          s.at("/engine/database_kib").asLong() / 1024.0));
     }
     b.append(" | history");
     for (String kind : List.of("completed", "waiting")) {

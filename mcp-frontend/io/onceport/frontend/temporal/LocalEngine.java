@@ -276,6 +276,11 @@ public final class LocalEngine implements AutoCloseable {
     return cli == null ? Optional.empty() : cli.uiUrl();
   }
 
+  /** The temporal-cli engine's SQLite database (empty for the embedded engine). */
+  public Optional<Path> database() {
+    return Optional.ofNullable(database);
+  }
+
   /** The Temporal CLI server, when that is the engine (its pid, for the soak's figures). */
   public Optional<TemporalCliServer> cliServer() {
     return Optional.ofNullable(cli);
