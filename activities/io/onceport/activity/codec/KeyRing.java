@@ -54,7 +54,7 @@ public final class KeyRing {
     Objects.requireNonNull(dataDir, "dataDir == null");
     KeyRing ring = new KeyRing(directory(dataDir));
     try {
-      Files.createDirectories(ring.dir);
+      io.onceport.activity.files.PrivateFiles.createDirectories(ring.dir); // keys/ and keys/payload/ 0700
       restrict(ring.dir, "rwx------");
       ring.reload();
       if (ring.activeId == null) {
@@ -186,8 +186,7 @@ public final class KeyRing {
   }
 
   private Path writeTemp(byte[] content) throws IOException {
-    Path tmp = Files.createTempFile(dir, ".tmp-", "");
-    restrict(tmp, "rw-------");
+    Path tmp = io.onceport.activity.files.PrivateFiles.createTempFile(dir, ".tmp-", "");
     try (var channel = java.nio.channels.FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
       channel.write(java.nio.ByteBuffer.wrap(content));
       channel.force(true);

@@ -6,7 +6,11 @@ import io.onceport.workflow.contract.ToolContract;
 import io.onceport.workflow.dispatch.DispatchActivities;
 import io.onceport.workflow.dispatch.DispatchRequest;
 import io.onceport.workflow.dispatch.DispatchResult;
+import io.onceport.workflow.dispatch.Sent;
 import io.onceport.workflow.dispatch.StatusResult;
+import io.onceport.workflow.journal.JournalEntry;
+import com.uber.m3.tally.Scope;
+import java.util.List;
 import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.client.ActivityCompletionException;
@@ -74,6 +78,63 @@ public final class DispatchActivitiesImpl implements DispatchActivities, AutoClo
     } finally {
       recordLatency(request, outcome, System.nanoTime() - started);
       org.slf4j.MDC.remove("execution_id");
+    }
+  }
+
+  /**
+   * One send for the replay policy: the carried journal entries and {@code dispatched} are made
+   * durable together right before the first byte (or, if the channel fails before sending, the
+   * carried entries are still written); after an answer the {@code outcome} entry is appended. A
+   * journal failure after the answer does not hide the answer: it comes back as {@link
+   * Sent#journalProblem()}.
+   */
+  @Override
+  public Sent send(DispatchRequest request) {
+    Scope metrics = metricsScope();
+    ActivityContext context = new ActivityContext(request, "dispatching", metrics);
+    long started = System.nanoTime();
+    String outcome = "failed";
+    org.slf4j.MDC.put("execution_id", request.executionId());
+    DispatchResult result;
+    try {
+      DispatchChannel channel = channelFor(request);
+      result = runHeartbeating(() -> channel.dispatch(request, context), context);
+      outcome = "answered";
+    } finally {
+      recordLatency(request, outcome, System.nanoTime() - started);
+      if (!context.carriedWritten) {
+        context.writeCarriedQuietly();
+      }
+      org.slf4j.MDC.remove("execution_id");
+    }
+    String problem = null;
+    if (request.resultReference() != null) {
+      Map<String, Object> detail = new java.util.LinkedHashMap<>();
+      detail.put("tool", request.contract().tool());
+      detail.put("outcome", result.succeeded() ? "completed" : "failed");
+      if (result.status() != null) {
+        detail.put("target_status", result.status());
+      }
+      if (result.exitStatus() != null) {
+        detail.put("exit_status", result.exitStatus());
+      }
+      detail.put("result_reference", request.resultReference());
+      JournalEntry entry = new JournalEntry(request.executionId(), request.fingerprint(), "outcome", request.attempt(),
+          java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MILLIS).toString(), detail);
+      try {
+        journal.append(List.of(entry), metrics);
+      } catch (RuntimeException e) {
+        problem = "the outcome entry could not be journaled: " + e.getMessage();
+      }
+    }
+    return new Sent(result, problem);
+  }
+
+  private static Scope metricsScope() {
+    try {
+      return Activity.getExecutionContext().getMetricsScope();
+    } catch (IllegalStateException | UnsupportedOperationException notInAnActivity) {
+      return null;
     }
   }
 
@@ -151,20 +212,49 @@ public final class DispatchActivitiesImpl implements DispatchActivities, AutoClo
 
   private final class ActivityContext implements DispatchContext {
     private final DispatchRequest request;
+    private final Scope metrics;
     private final AtomicBoolean sent = new AtomicBoolean();
     volatile String phase;
+    volatile boolean carriedWritten;
 
     ActivityContext(DispatchRequest request, String phase) {
+      this(request, phase, null);
+    }
+
+    ActivityContext(DispatchRequest request, String phase, Scope metrics) {
       this.request = request;
       this.phase = phase;
+      this.metrics = metrics;
+      this.carriedWritten = request.journal().isEmpty();
     }
 
     @Override
     public void beforeSend() {
       if (!sent.get()) {
+        if (!carriedWritten) {
+          try {
+            journal.append(request.journal(), metrics);
+          } catch (RuntimeException e) {
+            throw ApplicationFailure.newNonRetryableFailure(
+                "dispatch not sent: the journal entries before it could not be made durable: " + e.getMessage(),
+                ErrorTypes.JOURNAL_UNAVAILABLE);
+          }
+          carriedWritten = true;
+        }
         journal.dispatched(request);
         sent.set(true);
         phase = "sent";
+      }
+    }
+
+    /** The channel failed before sending: the carried entries are still evidence worth keeping. */
+    void writeCarriedQuietly() {
+      try {
+        journal.append(request.journal(), metrics);
+        carriedWritten = true;
+      } catch (RuntimeException e) {
+        org.slf4j.LoggerFactory.getLogger(DispatchActivitiesImpl.class)
+            .warn("{}: journal entries before an unsent dispatch not written: {}", request.executionId(), e.getMessage());
       }
     }
 

@@ -1,6 +1,9 @@
 package io.onceport.activity.dispatch;
 
+import com.uber.m3.tally.Scope;
 import io.onceport.workflow.dispatch.DispatchRequest;
+import io.onceport.workflow.journal.JournalEntry;
+import java.util.List;
 
 /**
  * Records that a dispatch is about to leave this process. Called from
@@ -16,4 +19,12 @@ public interface DispatchJournal {
   DispatchJournal NONE = request -> {};
 
   void dispatched(DispatchRequest request);
+
+  /**
+   * Appends entries a send carries or observes (the workflow's queued entries before it, the
+   * outcome after it), in order, durable on return; throws a {@code RuntimeException} when it
+   * cannot. Idempotent per entry key. {@code metrics} counts execution metrics on the first append
+   * of a transition (null: not counted).
+   */
+  default void append(List<JournalEntry> entries, Scope metrics) {}
 }

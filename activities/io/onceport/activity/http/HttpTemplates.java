@@ -25,8 +25,14 @@ final class HttpTemplates {
   static final String EXECUTION_ID = "execution_id";
   private static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{\\s*([A-Za-z_][A-Za-z0-9_.-]*)\\s*\\}\\}");
   private static final ObjectMapper JSON = new ObjectMapper();
+  /** Numbers as the client sent them (2^53+1, 30-digit decimals): for the body, which carries values. */
+  private static final ObjectMapper EXACT = new ObjectMapper()
+      .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+      .configure(com.fasterxml.jackson.databind.cfg.JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES, false)
+      .setNodeFactory(com.fasterxml.jackson.databind.node.JsonNodeFactory.withExactBigDecimals(true));
 
   private final ObjectNode arguments;
+  private final ObjectNode exactArguments;
   private final String executionId;
 
   HttpTemplates(String argumentsJson, String executionId) {
@@ -41,6 +47,11 @@ final class HttpTemplates {
       throw invalid("Arguments must be a JSON object");
     }
     this.arguments = (ObjectNode) parsed;
+    try {
+      this.exactArguments = (ObjectNode) EXACT.readTree(argumentsJson);
+    } catch (JsonProcessingException e) {
+      throw invalid("Arguments are not valid JSON: " + e.getOriginalMessage());
+    }
   }
 
   /**
@@ -73,12 +84,12 @@ final class HttpTemplates {
 
   /**
    * The body: a string leaf that is exactly one placeholder becomes the argument's JSON value (so
-   * numbers, booleans and objects stay typed); placeholders inside longer strings become text.
-   * A null template sends the arguments object itself.
+   * numbers, booleans and objects stay typed, numbers with every digit the client sent);
+   * placeholders inside longer strings become text. A null template sends the arguments object itself.
    */
   String body(String template) {
     if (template == null) {
-      return arguments.toString();
+      return exactArguments.toString();
     }
     JsonNode tree;
     try {
@@ -94,7 +105,8 @@ final class HttpTemplates {
       String s = node.textValue();
       Matcher whole = PLACEHOLDER.matcher(s);
       if (whole.matches()) {
-        return lookup(whole.group(1), "body").deepCopy();
+        JsonNode value = lookup(whole.group(1), "body");
+        return (whole.group(1).equals(EXECUTION_ID) ? value : exactArguments.get(whole.group(1))).deepCopy();
       }
       return TextNode.valueOf(text(s, "body"));
     }

@@ -30,7 +30,7 @@ import java.util.Set;
  * cap is still seen whole; when a body was cut (cap or broken stream), a trailing proper prefix of
  * any form is cut as well, so no partial secret survives at the end.
  */
-final class SecretRedactor {
+public final class SecretRedactor {
   private static final SecretRedactor NONE = new SecretRedactor(null, List.of());
 
   private final String reference;
@@ -42,12 +42,12 @@ final class SecretRedactor {
     this.forms = forms;
   }
 
-  static SecretRedactor none() {
+  public static SecretRedactor none() {
     return NONE;
   }
 
   /** Redacts {@code credential}'s secret; its reference names it in the marker. */
-  static SecretRedactor of(String reference, Credential credential) {
+  public static SecretRedactor of(String reference, Credential credential) {
     if (credential == null || credential.secret().isEmpty()) {
       return NONE;
     }
@@ -82,12 +82,12 @@ final class SecretRedactor {
   }
 
   /** Whether anything was redacted so far. */
-  boolean found() {
+  public boolean found() {
     return found;
   }
 
   /** {@code text} with every occurrence of every form replaced by the marker. */
-  String redact(String text) {
+  public String redact(String text) {
     if (forms.isEmpty() || text == null || text.isEmpty()) {
       return text;
     }

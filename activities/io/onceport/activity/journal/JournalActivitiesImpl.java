@@ -27,10 +27,7 @@ public final class JournalActivitiesImpl implements JournalActivities {
   public void append(JournalEntry entry) {
     Objects.requireNonNull(entry, "entry == null");
     try {
-      Appended appended = journal.append(payload(entry), entry.appendKey());
-      if (!appended.existing()) {
-        count(entry);
-      }
+      appendCounted(journal, entry, activityScope());
     } catch (JournalException e) {
       throw ApplicationFailure.newFailure(e.getMessage(), ErrorTypes.JOURNAL_UNAVAILABLE);
     } catch (IllegalArgumentException e) {
@@ -40,13 +37,43 @@ public final class JournalActivitiesImpl implements JournalActivities {
     }
   }
 
+  /** Appends entries in order (one local activity per workflow task); same failure contract as {@link #append}. */
+  @Override
+  public void appendAll(java.util.List<JournalEntry> entries) {
+    Objects.requireNonNull(entries, "entries == null");
+    for (JournalEntry entry : entries) {
+      append(entry);
+    }
+  }
+
+  /**
+   * Appends one entry and counts its metrics if this was its first append. Shared with the send
+   * activity, which journals what it carries and observes ({@link JournalDispatchJournal#append}).
+   *
+   * @param metrics the activity's metrics scope, or null to count nothing
+   */
+  public static void appendCounted(Journal journal, JournalEntry entry, com.uber.m3.tally.Scope metrics) {
+    Appended appended = journal.append(payload(entry), entry.appendKey());
+    if (!appended.existing() && metrics != null) {
+      count(entry, metrics);
+    }
+  }
+
+  private static com.uber.m3.tally.Scope activityScope() {
+    try {
+      return io.temporal.activity.Activity.getExecutionContext().getMetricsScope();
+    } catch (IllegalStateException | UnsupportedOperationException notInAnActivity) {
+      return null; // appended outside an activity (tests of the journal itself): nothing to count
+    }
+  }
+
   /**
    * Execution metrics, counted here because a journal append happens exactly once per transition
    * (appends are idempotent), while workflow code can run again when a workflow task completion is
    * rejected. Prometheus names: {@code onceport_executions_total{tool,state,outcome}},
    * {@code onceport_unknown_outcomes_total{tool}}, {@code onceport_status_query_resolutions_total{tool,verdict}}.
    */
-  private static void count(JournalEntry entry) {
+  private static void count(JournalEntry entry, com.uber.m3.tally.Scope metrics) {
     String tool = String.valueOf(entry.detail().getOrDefault("tool", "unknown"));
     String name;
     Map<String, String> tags = new LinkedHashMap<>();
@@ -77,9 +104,9 @@ public final class JournalActivitiesImpl implements JournalActivities {
       }
     }
     try {
-      io.temporal.activity.Activity.getExecutionContext().getMetricsScope().tagged(tags).counter(name).inc(1);
-    } catch (IllegalStateException | UnsupportedOperationException notInAnActivity) {
-      // appended outside an activity (tests of the journal itself): nothing to count
+      metrics.tagged(tags).counter(name).inc(1);
+    } catch (UnsupportedOperationException noMetrics) {
+      // a scope that counts nothing
     }
   }
 

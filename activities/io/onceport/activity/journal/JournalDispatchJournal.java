@@ -33,6 +33,13 @@ public final class JournalDispatchJournal implements DispatchJournal {
   }
 
   @Override
+  public void append(java.util.List<JournalEntry> entries, com.uber.m3.tally.Scope metrics) {
+    for (JournalEntry entry : entries) {
+      JournalActivitiesImpl.appendCounted(journal, entry, metrics);
+    }
+  }
+
+  @Override
   public void dispatched(DispatchRequest r) {
     Objects.requireNonNull(r, "r == null");
     JournalEntry entry = new JournalEntry(r.executionId(), r.fingerprint(), TRANSITION, r.attempt(),

@@ -5,7 +5,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 
 /**
  * The journal signing key under {@code <data>/keys/}: {@code journal-ed25519.key} (the private key
@@ -31,10 +30,9 @@ public final class JournalKeys {
   public static NoteSigner loadOrCreate(Path dataDir, String keyName) throws IOException {
     Path key = privateKeyFile(dataDir);
     if (!Files.exists(key)) {
-      Files.createDirectories(key.getParent());
+      io.onceport.activity.files.PrivateFiles.createDirectories(key.getParent());
       NoteSigner fresh = NoteSigner.generate(keyName);
-      Path tmp = Files.createTempFile(key.getParent(), "journal-key", ".tmp",
-          PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+      Path tmp = io.onceport.activity.files.PrivateFiles.createTempFile(key.getParent(), "journal-key", ".tmp");
       try {
         Files.writeString(tmp, fresh.encode() + "\n", StandardCharsets.UTF_8);
         try (var ch = java.nio.channels.FileChannel.open(tmp, java.nio.file.StandardOpenOption.WRITE)) {
@@ -51,7 +49,7 @@ public final class JournalKeys {
     NoteSigner signer = NoteSigner.parse(Files.readString(key, StandardCharsets.UTF_8));
     Path pub = publicKeyFile(dataDir);
     if (!Files.exists(pub) || !Files.readString(pub).strip().equals(signer.verifierKey())) {
-      Files.writeString(pub, signer.verifierKey() + "\n", StandardCharsets.UTF_8);
+      io.onceport.activity.files.PrivateFiles.writeString(pub, signer.verifierKey() + "\n");
     }
     return signer;
   }

@@ -30,8 +30,8 @@ final class AtomicFile {
 
   static void write(Path target, byte[] data, Renamer renamer) throws IOException {
     Path dir = target.toAbsolutePath().getParent();
-    Files.createDirectories(dir);
-    Path tmp = Files.createTempFile(dir, target.getFileName() + ".", ".tmp"); // 0600 on POSIX
+    io.onceport.activity.files.PrivateFiles.createDirectories(dir);
+    Path tmp = io.onceport.activity.files.PrivateFiles.createTempFile(dir, target.getFileName() + ".", ".tmp"); // 0600
     boolean committed = false;
     try {
       try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {

@@ -9,14 +9,12 @@ import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
@@ -72,10 +70,16 @@ public final class AgentRegistry {
    * Creates a token for {@code actor} and returns it ({@code op_<base64url of 32 random bytes>});
    * only its hash is stored.
    *
-   * @throws IllegalArgumentException if the actor name is invalid or already has a token
+   * @throws IllegalArgumentException if the actor name is invalid (or names an operator: {@code
+   *     operator:…}), or already has a token
    */
   public String add(String actor) throws IOException {
     checkActor(actor);
+    if (actor.startsWith("operator:")) {
+      // Agents and operators are separate registries: an agent token never decides as an operator.
+      throw new IllegalArgumentException("agent names starting with 'operator:' are refused: operators are not agents; "
+          + "an operator is a key pair made with `onceport operator add NAME`");
+    }
     byte[] raw = new byte[32];
     RANDOM.nextBytes(raw);
     String token = TOKEN_PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(raw);
@@ -190,7 +194,7 @@ public final class AgentRegistry {
 
   private void updateLocked(Change change) throws IOException {
     createPrivateDirectories(dataDir);
-    try (FileChannel lockChannel = FileChannel.open(dataDir.resolve(FILE_NAME + ".lock"),
+    try (FileChannel lockChannel = io.onceport.activity.files.PrivateFiles.open(dataDir.resolve(FILE_NAME + ".lock"),
             StandardOpenOption.CREATE, StandardOpenOption.WRITE);
         FileLock ignored = lockChannel.lock()) {
       Map<String, String> agents = read();
@@ -222,30 +226,11 @@ public final class AgentRegistry {
   }
 
   static void createPrivateFile(Path path) throws IOException {
-    if (isPosix(path)) {
-      Files.createFile(path, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-    } else {
-      Files.createFile(path);
-    }
+    io.onceport.activity.files.PrivateFiles.createFile(path);
   }
 
   static void createPrivateDirectories(Path dir) throws IOException {
-    if (Files.isDirectory(dir)) {
-      return;
-    }
-    Path parent = dir.toAbsolutePath().getParent();
-    if (parent != null) {
-      Files.createDirectories(parent);
-    }
-    try {
-      if (isPosix(parent == null ? dir : parent)) {
-        Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-      } else {
-        Files.createDirectory(dir);
-      }
-    } catch (FileAlreadyExistsException e) {
-      // created concurrently: fine
-    }
+    io.onceport.activity.files.PrivateFiles.createDirectories(dir);
   }
 
   static void fsyncDirectory(Path dir) {
@@ -254,10 +239,6 @@ public final class AgentRegistry {
     } catch (IOException e) {
       // Not every platform can open a directory; the rename itself is still atomic.
     }
-  }
-
-  private static boolean isPosix(Path p) {
-    return p.getFileSystem().supportedFileAttributeViews().contains("posix");
   }
 
   static String sha256(String token) {

@@ -3,7 +3,6 @@ package io.onceport.frontend.cli;
 import io.onceport.frontend.auth.AgentRegistry;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -21,17 +20,11 @@ public final class AgentCommand implements Runnable {
     spec.commandLine().usage(spec.commandLine().getOut());
   }
 
-  static class DataOption {
-    @CommandLine.Option(names = "--data", paramLabel = "DIR", defaultValue = "data",
-        description = "Data directory (default: ${DEFAULT-VALUE}).")
-    Path data;
-  }
-
   @Command(name = "add", mixinStandardHelpOptions = true,
       description = "Create a bearer token for ACTOR and print it once (only its hash is stored).")
   static final class Add implements Runnable {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-    @CommandLine.Mixin DataOption data;
+    @CommandLine.Mixin DataOptions data;
 
     @CommandLine.Parameters(index = "0", paramLabel = "ACTOR", description = "Actor name, e.g. agent:deployer.")
     String actor;
@@ -55,7 +48,7 @@ public final class AgentCommand implements Runnable {
   @Command(name = "list", mixinStandardHelpOptions = true, description = "Print the actor names, one per line.")
   static final class ListAgents implements Runnable {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-    @CommandLine.Mixin DataOption data;
+    @CommandLine.Mixin DataOptions data;
 
     @Override
     public void run() {
@@ -72,7 +65,7 @@ public final class AgentCommand implements Runnable {
   @Command(name = "remove", mixinStandardHelpOptions = true, description = "Revoke ACTOR's token.")
   static final class Remove implements Runnable {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-    @CommandLine.Mixin DataOption data;
+    @CommandLine.Mixin DataOptions data;
 
     @CommandLine.Parameters(index = "0", paramLabel = "ACTOR")
     String actor;

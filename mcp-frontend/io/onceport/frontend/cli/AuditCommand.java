@@ -75,8 +75,7 @@ public final class AuditCommand implements Runnable {
   static final class Verify implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--data", paramLabel = "DIR", description = "data dir: verify every journal in it (default ./data)")
-    Path data;
+    @CommandLine.Mixin DataOptions dataOptions;
 
     @Parameters(arity = "0..1", paramLabel = "JOURNAL", description = "one segment file (<dir>/<writer>.jsonl); needs --key")
     Path journal;
@@ -93,8 +92,9 @@ public final class AuditCommand implements Runnable {
         throw new CliException("no such checkpoint file: " + checkpoint);
       }
       List<JournalVerifier.Result> results;
+      boolean dataGiven = spec.commandLine().getParseResult().hasMatchedOption("--data");
       if (journal != null) {
-        if (data != null) {
+        if (dataGiven) {
           throw new CliException("give either --data DIR or JOURNAL --key PUBKEY, not both");
         }
         if (key == null) {
@@ -105,7 +105,7 @@ public final class AuditCommand implements Runnable {
         }
         results = List.of(new JournalVerifier(key(key)).verify(journal, checkpoint));
       } else {
-        Path dir = data == null ? Path.of("data") : data;
+        Path dir = dataOptions.data();
         NoteVerifier verifier = key == null ? dataKey(dir) : key(key);
         results = new JournalVerifier(verifier).verifyDataDir(dir, checkpoint);
         if (results.isEmpty()) {
@@ -132,11 +132,11 @@ public final class AuditCommand implements Runnable {
   static final class Pubkey implements Runnable {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--data", paramLabel = "DIR", defaultValue = "data", description = "data dir (default ./data)")
-    Path data;
+    @CommandLine.Mixin DataOptions dataOptions;
 
     @Override
     public void run() {
+      Path data = dataOptions.data();
       spec.commandLine().getOut().println(dataKey(data));
     }
   }
@@ -149,14 +149,14 @@ public final class AuditCommand implements Runnable {
   static final class CheckpointCmd implements Runnable {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--data", paramLabel = "DIR", defaultValue = "data", description = "data dir (default ./data)")
-    Path data;
+    @CommandLine.Mixin DataOptions dataOptions;
 
     @Option(names = "--journal", paramLabel = "NAME", description = "only this journal (e.g. activity/worker-1); prints the bare note")
     String only;
 
     @Override
     public void run() {
+      Path data = dataOptions.data();
       List<Path> segments;
       try {
         segments = JournalVerifier.segments(data);
@@ -187,7 +187,7 @@ public final class AuditCommand implements Runnable {
     private String currentNote(Path journalDir, String writer, String name) {
       NoteSigner signer;
       try {
-        signer = NoteSigner.parse(Files.readString(JournalKeys.privateKeyFile(data)));
+        signer = NoteSigner.parse(Files.readString(JournalKeys.privateKeyFile(dataOptions.data())));
       } catch (IOException | IllegalArgumentException e) {
         return latestStored(journalDir, writer, name);
       }
@@ -220,14 +220,14 @@ public final class AuditCommand implements Runnable {
   static final class Export implements Runnable {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--data", paramLabel = "DIR", defaultValue = "data", description = "data dir (default ./data)")
-    Path data;
+    @CommandLine.Mixin DataOptions dataOptions;
 
     @Option(names = "--out", paramLabel = "FILE", required = true, description = "the zip file to write")
     Path out;
 
     @Override
     public void run() {
+      Path data = dataOptions.data();
       NoteVerifier key = dataKey(data);
       try {
         List<Path> segments = JournalVerifier.segments(data);

@@ -13,21 +13,11 @@ import java.nio.file.Path;
 final class Codecs {
   private Codecs() {}
 
-  /** {@code $ONCEPORT_DATA}, else {@code ./data}: the same default as {@code --data}. */
-  static Path defaultDataDir() {
-    String env = System.getenv("ONCEPORT_DATA");
-    return env != null && !env.isEmpty() ? Path.of(env) : Path.of("data");
-  }
-
-  static DataConverter cliDataConverter() {
-    return cliDataConverter(defaultDataDir());
-  }
-
   /** The codec converter when {@code dataDir} holds payload keys, else Temporal's default. Never creates keys. */
   static DataConverter cliDataConverter(Path dataDir) {
     if (Files.exists(KeyRing.directory(dataDir).resolve("active"))) {
       try {
-        return Payloads.dataConverter(KeyRing.load(dataDir));
+        return Payloads.displayDataConverter(KeyRing.load(dataDir)); // shows plain payloads too; encodes like a worker
       } catch (IllegalStateException e) {
         throw new CliException(e.getMessage());
       }

@@ -15,7 +15,7 @@ import picocli.CommandLine.Command;
     name = "contracts",
     mixinStandardHelpOptions = true,
     description = "Work with tool contracts (contracts/*.yaml).",
-    subcommands = {ContractsCommand.Check.class})
+    subcommands = {ContractsCommand.Check.class, ImportMcpCommand.class, ImportOpenApiCommand.class})
 public final class ContractsCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -32,9 +32,20 @@ public final class ContractsCommand implements Runnable {
   static final class Check implements Runnable {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
+    @CommandLine.Option(names = "--upstream",
+        description = "Also ask every upstream MCP server the mcp contracts name for its tools now, and report what changed "
+            + "since import (a tool gone, a schema changed, a hint or tools.idempotency withdrawn): exit 1 if anything did.")
+    boolean upstream;
+
+    @CommandLine.Option(names = "--token-env", paramLabel = "VAR",
+        description = "With --upstream: environment variable holding a bearer token for HTTP upstreams.")
+    String tokenEnv;
+
     @CommandLine.Parameters(index = "0", arity = "0..1", defaultValue = "contracts", paramLabel = "DIR",
         description = "Directory of *.yaml contracts (default: ${DEFAULT-VALUE}).")
     Path dir;
+
+    @CommandLine.Mixin ContractOptions contractOptions;
 
     @Override
     public void run() {
@@ -42,7 +53,7 @@ public final class ContractsCommand implements Runnable {
       PrintWriter err = spec.commandLine().getErr();
       ContractSet set;
       try {
-        set = new ContractLoader().load(dir);
+        set = new ContractLoader(contractOptions.variables()).load(dir);
       } catch (ContractLoadException e) {
         e.errors().forEach(err::println);
         err.flush();
@@ -55,6 +66,14 @@ public final class ContractsCommand implements Runnable {
       }
       for (String w : set.warnings()) {
         out.println("warning: " + w);
+      }
+      if (upstream) {
+        int changed = UpstreamCheck.run(set, ImportMcpCommand.UpstreamAccess.bearer(tokenEnv), 30_000, out);
+        out.flush();
+        if (changed > 0) {
+          throw new CliException(dir + ": " + changed + (changed == 1 ? " upstream change" : " upstream changes")
+              + " not reflected in the contracts (nothing was applied; re-import to adopt them)");
+        }
       }
       out.flush();
     }

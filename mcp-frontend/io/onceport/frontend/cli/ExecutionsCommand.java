@@ -42,8 +42,45 @@ public final class ExecutionsCommand implements Runnable {
     ExecutionDirectory directory = new ExecutionDirectory(connection);
     ExecutionLocation location = directory.locate(executionId)
         .orElseThrow(() -> new CliException("no execution " + executionId + " in namespace " + connection.namespace() + " at " + connection.target()));
-    return directory.record(location);
+    try {
+      return directory.record(location);
+    } catch (RuntimeException e) {
+      if (TemporalErrors.isDecodeFailure(e)) {
+        throw e; // the keys are wrong or missing: CliErrors names the key directory and --data
+      }
+      throw new CliException(unreadable(location, e));
+    }
   }
+
+  /**
+   * What happened and what to do when a record cannot be read: its workflow exists, but no worker
+   * answers for it — typically a workflow task that keeps failing (a NonDeterministicException after
+   * an incompatible change), or no worker on its task queue.
+   */
+  static String unreadable(ExecutionLocation location, Throwable e) {
+    return "the record of " + location.executionId() + " cannot be read: " + reason(e) + ". Its history is intact (workflow "
+        + location.workflowId() + ", run " + location.runId() + "); no worker could answer for it — a workflow task that keeps "
+        + "failing (see the worker log and `temporal workflow describe --workflow-id " + location.workflowId() + "`) or no worker "
+        + "on its task queue. Start a worker with a compatible version, or reset the workflow to its last good task "
+        + "(`temporal workflow reset`); nothing is re-sent while it cannot run.";
+  }
+
+  static String reason(Throwable e) {
+    String last = e.getMessage();
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof ApplicationFailure app) {
+        return app.getOriginalMessage();
+      }
+      if (t.getMessage() != null) {
+        last = t.getMessage();
+      }
+    }
+    String text = String.valueOf(last).replaceAll("\\s+", " ").trim();
+    return text.length() > 300 ? text.substring(0, 300) + "…" : text;
+  }
+
+  /** One row of {@code executions list}: a record, or why it could not be read. */
+  record Listed(ExecutionLocation location, ExecutionRecord record, String unreadable) {}
 
   @Command(name = "list", mixinStandardHelpOptions = true, description = "List executions, newest first.")
   static final class ListCommand implements Runnable {
@@ -78,14 +115,44 @@ public final class ExecutionsCommand implements Runnable {
           throw new CliException("list failed: " + e.getStatus().getCode() + " " + e.getStatus().getDescription());
         }
         PrintWriter out = spec.commandLine().getOut();
-        List<ExecutionRecord> records = found.stream().map(directory::record).toList();
+        // One unreadable record (a stuck workflow) never breaks the list: it is listed with the reason.
+        List<Listed> rows = new java.util.ArrayList<>();
+        for (ExecutionLocation location : found) {
+          try {
+            rows.add(new Listed(location, directory.record(location), null));
+          } catch (RuntimeException e) {
+            if (TemporalErrors.isDecodeFailure(e)) {
+              throw e; // wrong or missing payload keys: every row would fail; CliErrors names the key directory
+            }
+            rows.add(new Listed(location, null, reason(e)));
+          }
+        }
         if (json) {
-          out.println(toJson(records));
+          List<Object> items = new java.util.ArrayList<>();
+          for (Listed row : rows) {
+            if (row.record() != null) {
+              items.add(row.record());
+            } else {
+              java.util.Map<String, Object> item = new java.util.LinkedHashMap<>();
+              item.put("executionId", row.location().executionId());
+              item.put("workflowId", row.location().workflowId());
+              item.put("runId", row.location().runId());
+              item.put("unreadable", row.unreadable());
+              items.add(item);
+            }
+          }
+          out.println(toJson(items));
           return;
         }
         out.printf("%-30s %-34s %-22s %-18s %s%n", "EXECUTION", "STATE", "TOOL", "ACTOR", "ACCEPTED");
-        for (ExecutionRecord r : records) {
-          out.printf("%-30s %-34s %-22s %-18s %s%n", r.executionId(), r.view(), r.tool(), r.actor(), r.acceptedAt());
+        for (Listed row : rows) {
+          ExecutionRecord r = row.record();
+          if (r == null) {
+            out.printf("%-30s %-34s %s%n", row.location().executionId(), "unreadable", row.unreadable()
+                + " (onceport executions show " + row.location().executionId() + ")");
+          } else {
+            out.printf("%-30s %-34s %-22s %-18s %s%n", r.executionId(), r.view(), r.tool(), r.actor(), r.acceptedAt());
+          }
         }
       }
     }
@@ -133,8 +200,7 @@ public final class ExecutionsCommand implements Runnable {
     @Option(names = "--reason", required = true, description = "Why; recorded on the execution and in the journal.")
     String reason;
 
-    @Option(names = "--by", defaultValue = "${sys:user.name}", description = "Who resolves (default: the OS user).")
-    String by;
+    @Mixin OperatorKeyOptions operator;
 
     @Override
     public void run() {
@@ -143,13 +209,22 @@ public final class ExecutionsCommand implements Runnable {
       }
       Resolution.Decision d = decision.completed ? Resolution.Decision.COMPLETED
           : decision.failed ? Resolution.Decision.FAILED : Resolution.Decision.REDISPATCH;
+      io.onceport.activity.operator.OperatorKey key = operator.load();
+      java.time.Duration validity = operator.validity();
       try (TemporalConnection connection = temporal.connect()) {
         ExecutionRecord record = load(connection, executionId);
+        if (record.state() != io.onceport.workflow.execution.ExecutionState.NEEDS_REVIEW) {
+          throw new CliException("execution " + executionId + " is " + record.view() + ", not needs_review; nothing to resolve"
+              + (record.state().isTerminal() ? " (it is finished: `onceport executions show " + executionId + "` prints its record)" : ""));
+        }
         ToolExecutionWorkflow stub = connection.client().newWorkflowStub(
             ToolExecutionWorkflow.class, record.workflowId(), Optional.of(record.runId()));
+        io.onceport.workflow.operator.SignedDecision signed = OperatorCommand.sign(key,
+            io.onceport.workflow.operator.DecisionBinding.RESOLUTION, record.executionId(), record.fingerprint(),
+            d.name().toLowerCase(java.util.Locale.ROOT), reason, validity);
         ExecutionRecord after;
         try {
-          after = stub.resolve(new Resolution(d, reason, "operator:" + by));
+          after = stub.resolve(new Resolution(d, reason, key.operator(), signed.statement(), signed.signature()));
         } catch (WorkflowUpdateException e) {
           throw new CliException(failureMessage(e));
         }
@@ -158,13 +233,17 @@ public final class ExecutionsCommand implements Runnable {
     }
   }
 
+  /** Why an update or signal failed, for an operator: the workflow's own refusal, or what Temporal said. */
   static String failureMessage(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof ApplicationFailure app) {
         return app.getOriginalMessage();
       }
+      if (t instanceof io.temporal.client.WorkflowNotFoundException) {
+        return "the workflow closed before the decision arrived (it is no longer open); nothing was changed";
+      }
     }
-    return String.valueOf(e.getMessage());
+    return "Temporal refused the request: " + TemporalErrors.innermost(e);
   }
 
   static String toJson(Object value) {
@@ -218,6 +297,13 @@ public final class ExecutionsCommand implements Runnable {
       b.append("result      ").append(r.resultReference()).append('\n');
     }
     b.append("dispatches  ").append(r.dispatchAttempts()).append('\n');
+    for (ExecutionRecord.Send s : r.sends()) {
+      b.append("  send ").append(s.attempt()).append(' ').append(s.observed())
+          .append(s.status() == null ? "" : " " + s.status()).append(' ').append(s.startedAt()).append(" → ").append(s.endedAt())
+          .append(" key ").append(s.key())
+          .append(s.decision() == null ? "" : ", then " + s.decision())
+          .append(s.detail() == null || s.detail().isEmpty() ? "" : " (" + s.detail() + ")").append('\n');
+    }
     for (ExecutionRecord.StatusCheck c : r.statusChecks()) {
       b.append("status check ").append(c.at()).append(' ').append(c.verdict()).append(' ').append(c.detail()).append('\n');
     }

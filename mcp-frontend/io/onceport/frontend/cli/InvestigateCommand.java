@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -20,35 +21,34 @@ import picocli.CommandLine.Parameters;
 @Command(name = "investigate", mixinStandardHelpOptions = true,
     description = {"Prints the journal sequence for one intent and answers, in order: one agent process or",
         "several; authorization and dispatch; the target's answer; delivery after completion;",
-        "how a second call was handled (attached retry, idempotency key, fresh attempt)."})
+        "how a second call was handled (attached retry, idempotency key, fresh attempt).",
+        "With --temporal HOST:PORT (or $ONCEPORT_TEMPORAL) the records are read from Temporal too; without it, offline."})
 public final class InvestigateCommand implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Parameters(paramLabel = "EXECUTION_ID|FINGERPRINT")
   String query;
 
-  @Option(names = "--data", paramLabel = "DIR", defaultValue = "data", description = "data dir (default ./data)")
-  Path data;
+  /**
+   * {@code --data} (the journal), and {@code --temporal}: when given (or {@code $ONCEPORT_TEMPORAL}),
+   * the execution records are read from Temporal too; they cover executions whose journal lives on
+   * another worker's host. Without it, the journal alone (offline).
+   */
+  @Mixin TemporalOptions temporalOptions;
 
   @Option(names = "--json", description = "print the report as JSON")
   boolean json;
 
-  @Option(names = "--temporal", paramLabel = "HOST:PORT",
-      description = "Also read the execution records from Temporal (e.g. 127.0.0.1:7233): they cover executions "
-          + "whose journal lives on another worker's host. Without it, the journal alone (offline).")
-  String temporal;
-
-  @Option(names = "--namespace", defaultValue = "default", description = "Temporal namespace (default: ${DEFAULT-VALUE}).")
-  String namespace;
-
   @Override
   public Integer call() throws IOException {
+    Path data = temporalOptions.data();
+    String temporal = temporalOptions.chosen() ? temporalOptions.target() : null;
     JournalReader.Contents contents = java.nio.file.Files.isDirectory(data.resolve("journal"))
         ? JournalReader.read(data, Journals.ACTIVITY)
         : new JournalReader.Contents(java.util.List.of(), java.util.List.of());
     java.util.List<JournalReader.Record> records = contents.records();
     if (temporal != null) {
-      records = Investigation.merge(records, fromTemporal(records));
+      records = Investigation.merge(records, fromTemporal(records, data));
     }
     Investigation.Report report = Investigation.investigate(query, records, contents.problems());
     if (report.sequence().isEmpty()) {
@@ -66,18 +66,14 @@ public final class InvestigateCommand implements Callable<Integer> {
   }
 
   /** Records from Temporal for the executions the query names (an act_ id, or the journal's matches). */
-  private java.util.List<JournalReader.Record> fromTemporal(java.util.List<JournalReader.Record> journal) {
+  private java.util.List<JournalReader.Record> fromTemporal(java.util.List<JournalReader.Record> journal, Path data) {
     java.util.Set<String> ids = new java.util.LinkedHashSet<>();
     if (query.startsWith("act_")) {
       ids.add(query);
     }
     journal.stream().filter(r -> query.equals(r.fingerprint())).forEach(r -> ids.add(r.executionId()));
     java.util.List<JournalReader.Record> out = new java.util.ArrayList<>();
-    TemporalOptions options = new TemporalOptions();
-    options.temporal = temporal;
-    options.namespace = namespace;
-    options.keysFrom = java.nio.file.Files.exists(data.resolve("keys")) ? data : null;
-    try (io.onceport.frontend.temporal.TemporalConnection connection = options.connect()) {
+    try (io.onceport.frontend.temporal.TemporalConnection connection = temporalOptions.connect()) {
       var directory = new io.onceport.frontend.temporal.ExecutionDirectory(connection);
       if (query.startsWith("hmac-sha256:") && directory.hasVisibility()) {
         directory.list("OnceportFingerprint = '" + query.replace("'", "") + "'", null, 100)

@@ -1,11 +1,9 @@
 package io.onceport.frontend.cli;
 
 import io.onceport.activity.codec.KeyRing;
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code onceport keys}: the payload encryption keys under {@code <data>/keys/payload}. Never prints key bytes. */
@@ -22,19 +20,12 @@ public final class KeysCommand implements Runnable {
     spec.commandLine().usage(spec.commandLine().getOut());
   }
 
-  /** {@code --data}, defaulting to {@code $ONCEPORT_DATA} or {@code ./data} (as every other command). */
-  static final class DataOption {
-    @Option(names = "--data", paramLabel = "DIR", defaultValue = "${env:ONCEPORT_DATA:-data}",
-        description = "Onceport data directory (default: ${DEFAULT-VALUE}).")
-    Path data;
-  }
-
   @Command(name = "init", mixinStandardHelpOptions = true, description = {
       "Create the first payload key unless one exists (idempotent); prints the active key id.",
       "Run it once before starting several workers and front ends that share the key directory."})
   static final class Init implements Callable<Integer> {
     @Spec CommandSpec spec;
-    @picocli.CommandLine.Mixin DataOption data = new DataOption();
+    @picocli.CommandLine.Mixin DataOptions data;
 
     @Override
     public Integer call() {
@@ -53,7 +44,7 @@ public final class KeysCommand implements Runnable {
       "Copy the key directory to every worker and front end, then restart them so they encrypt with the new key."})
   static final class Rotate implements Callable<Integer> {
     @Spec CommandSpec spec;
-    @picocli.CommandLine.Mixin DataOption data = new DataOption();
+    @picocli.CommandLine.Mixin DataOptions data;
 
     @Override
     public Integer call() {
@@ -72,7 +63,7 @@ public final class KeysCommand implements Runnable {
   @Command(name = "list", mixinStandardHelpOptions = true, description = "List payload key ids; the active one is marked.")
   static final class ListKeys implements Callable<Integer> {
     @Spec CommandSpec spec;
-    @picocli.CommandLine.Mixin DataOption data = new DataOption();
+    @picocli.CommandLine.Mixin DataOptions data;
 
     @Override
     public Integer call() {

@@ -8,6 +8,7 @@ import io.onceport.frontend.ops.MetricsServer;
 import io.onceport.frontend.runtime.FrontendRuntime;
 import io.onceport.frontend.runtime.FrontendSettings;
 import io.onceport.frontend.runtime.HostPort;
+import io.onceport.frontend.runtime.StartupChecks;
 import io.onceport.frontend.runtime.WorkerRuntime;
 import io.onceport.frontend.temporal.EmbeddedEngine;
 import io.onceport.frontend.temporal.TemporalConnection;
@@ -75,15 +76,13 @@ final class RoleCommands {
   }
 
   @Command(name = "worker", mixinStandardHelpOptions = true,
-      description = "Run a worker only: the ToolExecution workflow and the activities that reach targets.")
+      description = {"Run a worker only: the ToolExecution workflow and the activities that reach targets.",
+          "An unreachable Temporal is retried with backoff (logged) until it answers or the worker is stopped."})
   static final class WorkerCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
     @Mixin RoleOptions.Common common;
     @Mixin RoleOptions.Worker worker;
     @Mixin WorkerTuningOptions tuning;
-
-    @Option(names = "--temporal", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:7233", description = "Temporal frontend (default: ${DEFAULT-VALUE}).")
-    String temporal;
 
     @Option(names = "--embedded-engine", description = "The engine is `onceport engine` (the test server): disable sticky execution.")
     boolean embeddedEngine;
@@ -92,30 +91,37 @@ final class RoleCommands {
         description = "Serve /metrics, /healthz and /readyz on this address (a worker has no MCP listener).")
     String metricsListen;
 
+    @Option(names = "--allowed-host", paramLabel = "HOST", split = ",",
+        description = "A host name scrapers use to reach --metrics-listen (the Host header; repeatable). Default: the "
+            + "loopback names on a loopback address, any host elsewhere.")
+    List<String> allowedHosts = new ArrayList<>();
+
     @Override
     public Integer call() throws Exception {
       common.validate();
       io.onceport.frontend.temporal.WorkerTuning workerTuning = tuning.tuning();
-      VaultService vault = worker.openVault(common.data);
+      StartupChecks.journalWriterFree(common.data(), worker.journalWriter);
+      VaultService vault = worker.openVault(common.data());
       List<AutoCloseable> running = new ArrayList<>();
       Metrics metrics = new Metrics();
       running.add(metrics);
       try {
-        TemporalConnection connection = common.connect(temporal, embeddedEngine, metrics);
+        TemporalConnection connection = RoleOptions.connectRetrying(common, common.temporal.target(), embeddedEngine, metrics, "worker");
         running.add(connection);
-        running.add(WorkerRuntime.start(connection, common.taskQueue, common.data, vault, common.sessionAuthorization,
+        running.add(WorkerRuntime.start(connection, common.taskQueue, common.data(), vault, common.sessionAuthorization,
             worker.approvalTimeout, worker.journalWriter, workerTuning));
         if (metricsListen != null) {
           HostPort at = ServeCommand.parse("--metrics-listen", metricsListen);
           running.add(MetricsServer.start(at.host(), at.port(), metrics,
-              new HealthChecks().add("temporal", HealthChecks.temporalReachable(connection.stubs()))));
+              new HealthChecks().add("temporal", HealthChecks.temporalReachable(connection.stubs())),
+              io.onceport.frontend.mcp.HostOriginPolicy.lenient(at.host(), RoleOptions.allowedHosts(allowedHosts))));
         }
       } catch (RuntimeException e) {
         closeAll(running);
         throw e instanceof CliException ? e : new CliException(e.getMessage());
       }
-      spec.commandLine().getOut().println("onceport: worker on task queue " + common.taskQueue + " at " + temporal
-          + " (namespace " + common.namespace + ")");
+      spec.commandLine().getOut().println("onceport: worker on task queue " + common.taskQueue + " at " + common.temporal.target()
+          + " (namespace " + common.namespace() + ")");
       spec.commandLine().getOut().flush();
       runUntilStopped(running);
       return 0;
@@ -123,36 +129,37 @@ final class RoleCommands {
   }
 
   @Command(name = "frontend", mixinStandardHelpOptions = true,
-      description = "Run an MCP front end only; it attaches calls to executions in Temporal and never talks to a target.")
+      description = {"Run an MCP front end only; it attaches calls to executions in Temporal and never talks to a target.",
+          "An unreachable Temporal is retried with backoff (logged) until it answers or the front end is stopped."})
   static final class FrontendCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
     @Mixin RoleOptions.Common common;
     @Mixin RoleOptions.Frontend frontend;
 
-    @Option(names = "--temporal", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:7233", description = "Temporal frontend (default: ${DEFAULT-VALUE}).")
-    String temporal;
+    @Mixin ContractOptions contractOptions;
 
     @Override
     public Integer call() throws Exception {
       common.validate();
       FrontendSettings settings = frontend.settings(common.sessionAuthorization);
-      ContractSet tools = ServeCommand.loadContracts(frontend.contracts);
+      ContractSet tools = contractOptions.load(frontend.contracts, "--contracts DIR");
       tools.warnings().forEach(w -> spec.commandLine().getErr().println("onceport: warning: " + w));
+      StartupChecks.listenPortFree(settings.listen(), "--listen");
       List<AutoCloseable> running = new ArrayList<>();
       Metrics metrics = new Metrics();
       running.add(metrics);
       FrontendRuntime front;
       try {
-        TemporalConnection connection = common.connect(temporal, false, metrics);
+        TemporalConnection connection = RoleOptions.connectRetrying(common, common.temporal.target(), false, metrics, "frontend");
         running.add(connection);
-        front = FrontendRuntime.start(connection, common.taskQueue, common.data, tools, settings, metrics);
+        front = FrontendRuntime.start(connection, common.taskQueue, common.data(), tools, settings, metrics);
         running.add(front);
       } catch (RuntimeException e) {
         closeAll(running);
         throw e instanceof CliException ? e : new CliException(e.getMessage());
       }
       spec.commandLine().getOut().printf("onceport: MCP endpoint http://%s:%d/mcp — %d tools, Temporal %s%n",
-          settings.listen().host(), front.port(), tools.size(), temporal);
+          settings.listen().host(), front.port(), tools.size(), common.temporal.target());
       spec.commandLine().getOut().flush();
       runUntilStopped(running);
       return 0;

@@ -1,20 +1,18 @@
 package io.onceport.frontend.cli;
 
 import io.onceport.activity.vault.VaultService;
-import io.onceport.frontend.contract.ContractLoadException;
-import io.onceport.frontend.contract.ContractLoader;
 import io.onceport.frontend.contract.ContractSet;
 import io.onceport.frontend.ops.Metrics;
 import io.onceport.frontend.runtime.FrontendRuntime;
 import io.onceport.frontend.runtime.FrontendSettings;
 import io.onceport.frontend.runtime.HostPort;
+import io.onceport.frontend.runtime.StartupChecks;
 import io.onceport.frontend.runtime.WorkerRuntime;
 import io.onceport.frontend.temporal.LocalEngine;
 import io.onceport.frontend.temporal.TemporalCliServer;
 import io.onceport.frontend.temporal.TemporalConnection;
 import io.onceport.frontend.temporal.WorkerTuning;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -73,8 +71,7 @@ public final class ServeCommand implements Callable<Integer> {
 
   @Mixin WorkerTuningOptions tuning;
 
-  @Option(names = "--temporal", paramLabel = "HOST:PORT", description = "Use this Temporal cluster instead of starting an engine.")
-  String temporal;
+  @Mixin ContractOptions contractOptions;
 
   @Override
   public Integer call() throws Exception {
@@ -84,10 +81,14 @@ public final class ServeCommand implements Callable<Integer> {
     FrontendSettings settings = frontend.settings(common.sessionAuthorization);
     LocalEngine.Mode mode = engineMode(engine);
     WorkerTuning workerTuning = tuning.tuning();
-    LocalEngine.Choice choice = temporal != null ? null : chooseEngine(mode);
-    ContractSet tools = loadContracts(frontend.contracts);
+    LocalEngine.Choice choice = common.temporal.chosen() ? null : chooseEngine(mode);
+    ContractSet tools = contractOptions.load(frontend.contracts, "--contracts DIR");
     tools.warnings().forEach(w -> err.println("onceport: warning: " + w));
-    VaultService vault = worker.openVault(common.data);
+    // Before any engine starts: a busy port or a data dir in use is one line, at once.
+    StartupChecks.listenPortFree(settings.listen(), "--listen");
+    StartupChecks.journalWriterFree(common.data(), worker.journalWriter);
+    VaultService vault = worker.openVault(common.data());
+    boolean useCluster = common.temporal.chosen();
 
     List<AutoCloseable> running = new ArrayList<>();
     Metrics metrics = new Metrics();
@@ -95,15 +96,15 @@ public final class ServeCommand implements Callable<Integer> {
     String engineNote;
     try {
       boolean embedded = false;
-      if (temporal != null) {
-        target = parse("--temporal", temporal).toString();
+      if (useCluster) {
+        target = parse("--temporal", common.temporal.target()).toString();
         engineNote = "";
       } else {
         // The UI (in the operator's browser) decodes payloads through this front end's codec server:
         // known only when the MCP port is fixed and reachable on loopback.
         HostPort mcp = settings.listen();
         String codecEndpoint = mcp.port() != 0 && mcp.isLoopback() ? "http://" + mcp + "/codec" : null;
-        LocalEngine local = LocalEngine.start(choice, new LocalEngine.Settings(common.data, "127.0.0.1", embeddedPort, uiPort,
+        LocalEngine local = LocalEngine.start(choice, new LocalEngine.Settings(common.data(), "127.0.0.1", embeddedPort, uiPort,
             false, codecEndpoint, Duration.ofSeconds(60)));
         running.add(local);
         if (codecEndpoint != null && local.uiUrl().isPresent()) {
@@ -120,15 +121,15 @@ public final class ServeCommand implements Callable<Integer> {
       TemporalConnection connection = common.connect(target, embedded, metrics);
       running.add(connection);
       connection.registerSearchAttributes();
-      running.add(WorkerRuntime.start(connection, common.taskQueue, common.data, vault, common.sessionAuthorization,
+      running.add(WorkerRuntime.start(connection, common.taskQueue, common.data(), vault, common.sessionAuthorization,
           worker.approvalTimeout, worker.journalWriter, workerTuning));
-      FrontendRuntime front = FrontendRuntime.start(connection, common.taskQueue, common.data, tools, settings, metrics);
+      FrontendRuntime front = FrontendRuntime.start(connection, common.taskQueue, common.data(), tools, settings, metrics);
       running.add(front);
       HostPort mcp = settings.listen();
       out.printf("onceport: MCP endpoint http://%s:%d/mcp — %d tools from %s, Temporal %s%s (namespace %s, task queue %s), "
               + "session authorization %s, data %s%n",
           mcp.host().contains(":") ? "[" + mcp.host() + "]" : mcp.host(), front.port(), tools.size(), frontend.contracts, target,
-          engineNote, common.namespace, common.taskQueue, common.sessionAuthorization, common.data.toAbsolutePath().normalize());
+          engineNote, common.namespace(), common.taskQueue, common.sessionAuthorization, common.data().toAbsolutePath().normalize());
       out.flush();
     } catch (CliException e) {
       RoleCommands.closeAll(running);
@@ -167,14 +168,4 @@ public final class ServeCommand implements Callable<Integer> {
     }
   }
 
-  static ContractSet loadContracts(Path dir) {
-    if (!Files.isDirectory(dir)) {
-      throw new CliException("contracts directory " + dir + " does not exist (use --contracts DIR)");
-    }
-    try {
-      return new ContractLoader().load(dir);
-    } catch (ContractLoadException e) {
-      throw new CliException("invalid contracts:\n  " + String.join("\n  ", e.errors()));
-    }
-  }
 }

@@ -54,8 +54,11 @@ public final class VaultCommand implements Runnable {
 
   /** Options every vault subcommand shares. */
   static final class VaultOptions {
-    @Option(names = "--data", paramLabel = "DIR", defaultValue = "./data", description = "Data directory (default: ${DEFAULT-VALUE}).")
-    Path data;
+    @Mixin DataOptions dataOptions;
+
+    Path data() {
+      return dataOptions.data();
+    }
 
     @Option(
         names = "--passphrase-file",
@@ -98,7 +101,7 @@ public final class VaultCommand implements Runnable {
     Vault open() {
       char[] pass = passphrase(false);
       try {
-        return Vault.open(data, pass);
+        return Vault.open(data(), pass);
       } catch (VaultException e) {
         throw new CliException(e.getMessage());
       } finally {
@@ -129,11 +132,11 @@ public final class VaultCommand implements Runnable {
       } catch (IllegalArgumentException e) {
         throw new CliException(e.getMessage());
       }
-      if (Vault.exists(vault.data)) {
-        throw new CliException("vault already exists at " + Vault.file(vault.data));
+      if (Vault.exists(vault.data())) {
+        throw new CliException("vault already exists at " + Vault.file(vault.data()));
       }
       char[] pass = vault.passphrase(true);
-      try (Vault v = Vault.create(vault.data, pass, kdf)) {
+      try (Vault v = Vault.create(vault.data(), pass, kdf)) {
         spec.commandLine().getOut().println("vault initialized at " + v.file() + " (" + kdf + ")");
       } catch (VaultException e) {
         throw new CliException(e.getMessage());
@@ -260,7 +263,7 @@ public final class VaultCommand implements Runnable {
           printTable(out, v);
         }
       }
-      if (VaultLock.isLocked(vault.data)) {
+      if (VaultLock.isLocked(vault.data())) {
         out.println("(the vault is locked for running gateways)");
       }
       return 0;
@@ -310,11 +313,11 @@ public final class VaultCommand implements Runnable {
 
     @Override
     public Integer call() {
-      if (!Vault.exists(vault.data)) {
-        throw new CliException("vault is not initialized: no " + Vault.file(vault.data) + " (run `onceport vault init`)");
+      if (!Vault.exists(vault.data())) {
+        throw new CliException("vault is not initialized: no " + Vault.file(vault.data()) + " (run `onceport vault init`)");
       }
       try {
-        VaultLock.lock(vault.data, "cli:" + System.getProperty("user.name", "operator"), Instant.now());
+        VaultLock.lock(vault.data(), "cli:" + System.getProperty("user.name", "operator"), Instant.now());
       } catch (VaultException e) {
         throw new CliException(e.getMessage());
       }
@@ -334,7 +337,7 @@ public final class VaultCommand implements Runnable {
     @Override
     public Integer call() {
       vault.open().close(); // proves the passphrase before the marker goes
-      boolean was = VaultLock.unlock(vault.data);
+      boolean was = VaultLock.unlock(vault.data());
       spec.commandLine().getOut().println(was ? "vault unlocked" : "vault is not locked");
       return 0;
     }

@@ -8,6 +8,7 @@ import com.google.protobuf.ByteString;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.router.JavalinDefaultRoutingApi;
+import io.onceport.frontend.mcp.HostOriginPolicy;
 import io.temporal.api.common.v1.Payload;
 import io.temporal.payload.codec.PayloadCodec;
 import java.io.IOException;
@@ -26,7 +27,8 @@ import java.util.function.Function;
  * {@code Payloads}). The browser calls it directly from the UI's origin, so the routes answer CORS
  * preflights for the configured UI origins. Every POST needs {@code Authorization: Bearer <token>}
  * accepted by the {@link CodecAuthorizer}: whoever can call decode can read every argument and
- * response in history.
+ * response in history. Registered on the front end's listener, the routes get its Host and Origin
+ * checks (DNS rebinding), with the UI origins allowed ({@code McpConfig.extraRouteOrigins}).
  */
 public final class CodecServer {
   public static final String DEFAULT_PREFIX = "/codec";
@@ -68,9 +70,25 @@ public final class CodecServer {
     }
   }
 
-  /** A standalone server (tests, or a process without the MCP front end); call {@code start(host, port)}. */
+  /**
+   * A standalone server for loopback (tests, or a local process without the MCP front end); call
+   * {@code start("127.0.0.1", port)}. Host and Origin are checked as on a loopback front end (the
+   * UI origins are allowed too); on the front end's listener the front end checks them.
+   */
   public Javalin app() {
-    return Javalin.create(cfg -> register(cfg.routes));
+    HostOriginPolicy policy = HostOriginPolicy.forListener("127.0.0.1", List.of(), List.of(), true);
+    return Javalin.create(cfg -> {
+      cfg.routes.before(ctx -> {
+        String problem = policy.hostProblem(ctx.header("Host"));
+        if (problem == null) {
+          problem = policy.originProblem(ctx.header("Origin"), uiOrigins);
+        }
+        if (problem != null) {
+          throw new io.javalin.http.ForbiddenResponse(problem);
+        }
+      });
+      register(cfg.routes);
+    });
   }
 
   private void preflight(Context ctx) {

@@ -3,6 +3,8 @@ package io.onceport.frontend.contract;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.onceport.workflow.contract.HttpSpec;
+import io.onceport.workflow.contract.McpSpec;
+import io.onceport.workflow.contract.McpStatusSpec;
 import io.onceport.workflow.contract.ReplayClass;
 import io.onceport.workflow.contract.ReplaySpec;
 import io.onceport.workflow.contract.SshSpec;
@@ -45,23 +47,42 @@ public final class ContractLoader {
 
   public static final Duration DEFAULT_HTTP_TIMEOUT = Duration.ofSeconds(30);
   public static final Duration DEFAULT_SSH_TIMEOUT = Duration.ofMinutes(5);
+  public static final Duration DEFAULT_MCP_TIMEOUT = Duration.ofSeconds(60);
   public static final Duration DEFAULT_ATTACH_WINDOW = Duration.ofHours(1);
   public static final String DEFAULT_HELPER_PATH = "onceport-run";
+  /** The placeholder every template may use besides the input_schema properties. */
+  public static final String EXECUTION_ID = "execution_id";
 
   static final Pattern TOOL_NAME = Pattern.compile("^[a-zA-Z0-9_-]{1,64}$");
   static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{([^{}]*)}}");
   private static final Set<String> HTTP_METHODS = Set.of("GET", "POST", "PUT", "PATCH", "DELETE");
 
   private static final List<String> TOP =
-      List.of("tool", "description", "input_schema", "output_schema", "channel", "http", "ssh", "replay", "fingerprint", "result");
+      List.of("tool", "description", "input_schema", "output_schema", "channel", "http", "ssh", "replay", "fingerprint", "result",
+          "mcp");
   private static final List<String> HTTP =
       List.of("method", "url", "body", "headers", "idempotency_header", "credential", "timeout");
   private static final List<String> SSH =
       List.of("host", "port", "user", "host_key", "credential", "key_file", "command", "working_dir", "marker",
           "helper_path", "state_dir", "timeout");
   private static final List<String> REPLAY = List.of("class", "attach_window", "status");
-  private static final List<String> STATUS = List.of("method", "url", "completed_when", "not_executed_when");
+  private static final List<String> STATUS = List.of("method", "url", "completed_when", "not_executed_when", "settle");
   private static final List<String> FINGERPRINT = List.of("ignore", "secret");
+  private static final List<String> MCP = List.of("url", "command", "env", "working_dir", "tool", "credential", "timeout");
+  private static final List<String> MCP_STATUS =
+      List.of("tool", "arguments", "field", "completed_when", "failed_when", "not_executed_when");
+
+  private final ContractVariables variables;
+
+  /** A loader expanding {@code ${NAME}} from the process environment. */
+  public ContractLoader() {
+    this(ContractVariables.fromEnvironment());
+  }
+
+  /** A loader expanding {@code ${NAME}} from {@code variables} ({@code --set} over the environment). */
+  public ContractLoader(ContractVariables variables) {
+    this.variables = java.util.Objects.requireNonNull(variables, "variables == null");
+  }
 
   /**
    * Loads every {@code *.yaml} / {@code *.yml} file directly in {@code dir}. File names in
@@ -130,9 +151,14 @@ public final class ContractLoader {
     }
     YamlTree tree;
     try {
-      tree = YamlTree.parse(text);
+      tree = YamlTree.parse(text, variables);
     } catch (YamlTree.SyntaxException e) {
       r.errors.add(file + ":" + e.line + ": " + e.getMessage());
+      return r;
+    }
+    if (!tree.variableProblems.isEmpty()) {
+      // The unexpanded text would only add follow-up errors (a URL "${X}/v1" is no URL).
+      tree.variableProblems.forEach(problem -> r.errors.add(file + ":" + problem));
       return r;
     }
     if (tree.root == null || !tree.root.isObject()) {
@@ -194,8 +220,10 @@ public final class ContractLoader {
         channel = ToolContract.Channel.HTTP;
       } else if ("ssh".equals(channelName)) {
         channel = ToolContract.Channel.SSH;
+      } else if ("mcp".equals(channelName)) {
+        channel = ToolContract.Channel.MCP;
       } else if (channelName != null) {
-        error("channel", "must be http or ssh, not '" + channelName + "'");
+        error("channel", "must be http, ssh or mcp, not '" + channelName + "'");
       }
       HttpSpec http = null;
       SshSpec ssh = null;
@@ -210,7 +238,22 @@ public final class ContractLoader {
           error("http", "not allowed with channel ssh");
         }
       }
-      ReplaySpec replay = replay(section(root, "", "replay", true), channel, http, ssh);
+      McpSpec mcp = null;
+      if (channel == ToolContract.Channel.MCP) {
+        mcp = mcp(section(root, "", "mcp", true));
+        for (String other : List.of("http", "ssh")) {
+          if (root.has(other)) {
+            error(other, "not allowed with channel mcp");
+          }
+        }
+      } else if (root.has("mcp") && channel != null) {
+        error("mcp", "not allowed with channel " + channelName);
+      }
+      ObjectNode replaySection = section(root, "", "replay", true);
+      ReplaySpec replay = replay(replaySection, channel, http, ssh);
+      if (mcp != null) {
+        mcp = mcpReplay(replaySection, replay, mcp);
+      }
       List<String> ignore = List.of();
       List<String> secret = List.of();
       ObjectNode fp = section(root, "", "fingerprint", false);
@@ -226,7 +269,9 @@ public final class ContractLoader {
       }
       String resultFormat = ToolContract.RESULT_TEXT;
       ObjectNode res = section(root, "", "result", false);
-      if (res != null) {
+      if (res != null && channel == ToolContract.Channel.MCP) {
+        error("result", "not used with channel mcp (the upstream's MCP content blocks pass through as they are)");
+      } else if (res != null) {
         known(res, "result", List.of("format"));
         String format = string(res, "result", "format", false);
         if (format != null) {
@@ -239,6 +284,9 @@ public final class ContractLoader {
       }
       if (!result.errors.isEmpty()) {
         return null;
+      }
+      if (channel == ToolContract.Channel.MCP) {
+        return ToolContract.mcp(tool, description, inputSchema, outputSchema, mcp, replay, ignore, secret);
       }
       return new ToolContract(tool, description, inputSchema, outputSchema, channel, http, ssh, replay, ignore, secret, resultFormat);
     }
@@ -255,12 +303,16 @@ public final class ContractLoader {
         error(field, "must be a JSON Schema object");
         return null;
       }
+      // Unknown keywords first: a validator ignores them (with a library warning on every start),
+      // and tools/list would show them to every client.
+      List<SchemaKeywords.Unknown> unknown = SchemaKeywords.unknown(field, node);
+      unknown.forEach(u -> error(u.path(), u.message()));
       List<String> metaErrors = JsonSchemas.metaSchemaErrors(field, node);
       for (String e : metaErrors) {
         int colon = e.indexOf(": ");
         error(e.substring(0, colon), "not a valid JSON Schema (draft 2020-12): " + e.substring(colon + 2));
       }
-      if (metaErrors.isEmpty()) {
+      if (metaErrors.isEmpty() && unknown.isEmpty()) {
         String problem = JsonSchemas.compileProblem(node);
         if (problem != null) {
           error(field, "cannot be compiled: " + problem);
@@ -333,7 +385,9 @@ public final class ContractLoader {
       int port = 22;
       JsonNode p = s.get("port");
       if (p != null) {
-        if (!p.isIntegralNumber() || p.asInt() < 1 || p.asInt() > 65535) {
+        // A port from a variable (port: ${SSH_PORT}) arrives as text.
+        boolean digits = p.isTextual() && p.asText().matches("[0-9]{1,5}");
+        if (!(p.isIntegralNumber() || digits) || p.asInt() < 1 || p.asInt() > 65535) {
           error("ssh.port", "must be a port number 1-65535");
         } else {
           port = p.asInt();
@@ -408,6 +462,8 @@ public final class ContractLoader {
       ObjectNode st = section(r, "replay", "status", false);
       if (st != null && channel == ToolContract.Channel.SSH) {
         error("replay.status", "not used with channel ssh (the remote marker answers status queries)");
+      } else if (st != null && channel == ToolContract.Channel.MCP) {
+        // an upstream status tool: read by mcpReplay
       } else if (st != null) {
         status = status(st);
         if (replayClass != null && replayClass != ReplayClass.STATUS_QUERY) {
@@ -431,6 +487,143 @@ public final class ContractLoader {
       return new ReplaySpec(replayClass, window, status);
     }
 
+    // ---- channel: mcp ----
+
+    private McpSpec mcp(ObjectNode m) {
+      if (m == null) {
+        return null;
+      }
+      int before = result.errors.size();
+      known(m, "mcp", MCP);
+      String url = string(m, "mcp", "url", false);
+      if (url != null) {
+        url("mcp.url", url, false);
+        if (PLACEHOLDER.matcher(url).find()) {
+          error("mcp.url", "placeholders are not allowed in an upstream server's URL");
+        }
+      }
+      List<String> command = new ArrayList<>();
+      JsonNode c = m.get("command");
+      if (c != null && !c.isNull()) {
+        if (!c.isArray() || c.isEmpty()) {
+          error("mcp.command", "must be a non-empty list of strings (argv, e.g. [\"node\", \"server.mjs\"])");
+        } else {
+          for (int i = 0; i < c.size(); i++) {
+            if (!c.get(i).isTextual() || c.get(i).asText().isEmpty()) {
+              error("mcp.command[" + i + "]", "must be a non-empty string");
+            } else {
+              command.add(c.get(i).asText());
+            }
+          }
+        }
+      }
+      if (url == null && command.isEmpty() && !m.has("url") && !m.has("command")) {
+        error("mcp.url", "required: url (a Streamable HTTP endpoint) or command (an argv the worker runs over stdio)");
+      } else if (url != null && !command.isEmpty()) {
+        error("mcp.command", "give url or command, not both");
+      }
+      Map<String, String> env = new LinkedHashMap<>();
+      ObjectNode e = section(m, "mcp", "env", false);
+      if (e != null) {
+        if (command.isEmpty()) {
+          error("mcp.env", "only for a stdio upstream (command)");
+        }
+        e.fields().forEachRemaining(f -> {
+          if (!f.getValue().isTextual() && !f.getValue().isNumber() && !f.getValue().isBoolean()) {
+            error("mcp.env." + f.getKey(), "must be a string");
+          } else {
+            env.put(f.getKey(), f.getValue().asText());
+          }
+        });
+      }
+      String workingDir = string(m, "mcp", "working_dir", false);
+      if (workingDir != null && command.isEmpty()) {
+        error("mcp.working_dir", "only for a stdio upstream (command)");
+      }
+      String upstreamTool = string(m, "mcp", "tool", true);
+      String credential = string(m, "mcp", "credential", false);
+      if (credential != null && url == null) {
+        error("mcp.credential", "only for an HTTP upstream (url): it is sent as Authorization: Bearer");
+      }
+      Duration timeout = duration(m, "mcp", "timeout", DEFAULT_MCP_TIMEOUT);
+      if (result.errors.size() != before || upstreamTool == null || timeout == null) {
+        return null;
+      }
+      return new McpSpec(url, command, env, workingDir, upstreamTool, credential, timeout.toMillis(), null);
+    }
+
+    /** The replay rules an mcp tool adds: {@code replay.status} names an upstream status tool. */
+    private McpSpec mcpReplay(ObjectNode r, ReplaySpec replay, McpSpec mcp) {
+      ObjectNode st = r == null ? null : section(r, "replay", "status", false);
+      ReplayClass replayClass = replay == null ? null : replay.replayClass();
+      if (st == null) {
+        if (replayClass == ReplayClass.STATUS_QUERY) {
+          error("replay.status", "required for class status_query: tool (a read-only upstream tool), arguments, field, "
+              + "completed_when, not_executed_when");
+        }
+        return mcp;
+      }
+      if (replayClass != null && replayClass != ReplayClass.STATUS_QUERY) {
+        warn("replay.status", "ignored for class " + replayClass.wireName() + " (only status_query uses it)");
+      }
+      known(st, "replay.status", MCP_STATUS);
+      String statusTool = string(st, "replay.status", "tool", true);
+      String arguments = "{}";
+      JsonNode a = st.get("arguments");
+      if (a != null && !a.isNull()) {
+        if (!a.isObject()) {
+          error("replay.status.arguments", "must be a mapping (the status tool's arguments)");
+        } else {
+          placeholdersIn("replay.status.arguments", a, true);
+          arguments = a.toString();
+        }
+      }
+      String field = string(st, "replay.status", "field", true);
+      List<String> completed = values(st, "completed_when", true);
+      List<String> failed = values(st, "failed_when", false);
+      List<String> notExecuted = values(st, "not_executed_when", false);
+      for (String v : notExecuted) {
+        if (completed.contains(v) || failed.contains(v)) {
+          error("replay.status.not_executed_when", "'" + v + "' is also in completed_when or failed_when");
+        }
+      }
+      for (String v : failed) {
+        if (completed.contains(v)) {
+          error("replay.status.failed_when", "'" + v + "' is also in completed_when");
+        }
+      }
+      if (mcp == null || statusTool == null || field == null || completed.isEmpty()) {
+        return mcp;
+      }
+      return new McpSpec(mcp.url(), mcp.command(), mcp.env(), mcp.workingDir(), mcp.tool(), mcp.credential(),
+          mcp.timeoutMillis(), new McpStatusSpec(statusTool, arguments, field, completed, failed, notExecuted));
+    }
+
+    private List<String> values(ObjectNode st, String field, boolean required) {
+      String path = "replay.status." + field;
+      JsonNode n = st.get(field);
+      List<String> out = new ArrayList<>();
+      if (n == null || n.isNull()) {
+        if (required) {
+          error(path, "required (a list of values of the status field, e.g. [completed])");
+        }
+        return out;
+      }
+      if (!n.isArray() || (required && n.isEmpty())) {
+        error(path, "must be a " + (required ? "non-empty " : "") + "list of values of the status field");
+        return out;
+      }
+      for (int i = 0; i < n.size(); i++) {
+        JsonNode v = n.get(i);
+        if (!v.isValueNode() || v.isNull()) {
+          error(path + "[" + i + "]", "must be a string, number or boolean");
+        } else {
+          out.add(v.asText());
+        }
+      }
+      return out;
+    }
+
     private StatusSpec status(ObjectNode st) {
       known(st, "replay.status", STATUS);
       String method = string(st, "replay.status", "method", true);
@@ -451,7 +644,31 @@ public final class ContractLoader {
           error("replay.status.not_executed_when", code + " is also in completed_when");
         }
       }
-      return method == null || url == null ? null : new StatusSpec(method, url, completed, notExecuted);
+      Duration settle = settle(st);
+      return method == null || url == null ? null : new StatusSpec(method, url, completed, notExecuted, settle);
+    }
+
+    /**
+     * {@code replay.status.settle}: the least time between a send's end and a status answer that may
+     * cause a re-send; absent means the HTTP timeout (null here). Zero is allowed (a target that
+     * finishes before it answers); negative and malformed durations are errors.
+     */
+    private Duration settle(ObjectNode st) {
+      JsonNode n = st.get("settle");
+      if (n == null || n.isNull()) {
+        return null;
+      }
+      try {
+        Duration d = Duration.parse(n.asText());
+        if (d.isNegative()) {
+          error("replay.status.settle", "must not be negative, not " + n.asText());
+          return null;
+        }
+        return d;
+      } catch (DateTimeParseException e) {
+        error("replay.status.settle", "'" + n.asText() + "' is not an ISO-8601 duration (e.g. PT30S, PT2M)");
+        return null;
+      }
     }
 
     private List<Integer> statusCodes(ObjectNode st, String field, boolean required) {
@@ -541,11 +758,18 @@ public final class ContractLoader {
       Matcher m = PLACEHOLDER.matcher(text);
       while (m.find()) {
         String name = m.group(1);
-        if (properties.contains(name) || (status && name.equals("execution_id"))) {
+        // {{execution_id}} names the execution in the body, headers, status query and SSH argv, as
+        // HttpTemplates and RemoteCommand render them. Not in http.url: the dispatch URL is part of
+        // the fingerprint (its target), computed before the execution and its id exist.
+        if (name.equals(EXECUTION_ID) && path.equals("http.url")) {
+          error(path, "{{execution_id}} cannot be part of the dispatch URL: the URL is the fingerprint's target, "
+              + "computed before the execution exists; send it in a header, the body or idempotency_header");
           continue;
         }
-        error(path, "placeholder {{" + name + "}} is not a property of input_schema"
-            + (status ? " (nor execution_id)" : ""));
+        if (properties.contains(name) || name.equals(EXECUTION_ID)) {
+          continue;
+        }
+        error(path, "placeholder {{" + name + "}} is not a property of input_schema (nor execution_id)");
       }
     }
 

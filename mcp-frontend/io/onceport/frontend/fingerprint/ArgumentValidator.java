@@ -27,9 +27,17 @@ import java.util.concurrent.ConcurrentHashMap;
  * defaults is what makes {@code {}} and {@code {"region": "us-east-1"}} the same action when
  * {@code us-east-1} is the default. Defaults behind {@code $ref}, {@code allOf} and the like are
  * not materialized. Compiled schemas are cached per schema text. Thread-safe.
+ *
+ * <p>Numbers stay exact through validation: schema and arguments cross to the validator's Jackson 3
+ * trees with big integers and decimals kept (not doubles), so {@code maximum: 9007199254740992}
+ * refuses {@code 9007199254740993}, and the normalized arguments keep the digits the client sent.
  */
 public final class ArgumentValidator {
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = ExactJson.newMapper();
+  private static final tools.jackson.databind.json.JsonMapper V3 = tools.jackson.databind.json.JsonMapper.builder()
+      .enable(tools.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+      .configure(tools.jackson.databind.cfg.JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES, false)
+      .build();
   private final Map<String, Compiled> cache = new ConcurrentHashMap<>();
 
   private record Compiled(JsonNode schemaV2, Schema schema) {}
@@ -52,7 +60,7 @@ public final class ArgumentValidator {
     }
     ObjectNode normalized = ((ObjectNode) arguments).deepCopy();
     materializeDefaults(c.schemaV2(), normalized);
-    List<Error> errors = c.schema().validate(JsonSchemas.toV3(normalized));
+    List<Error> errors = c.schema().validate(V3.readTree(normalized.toString()));
     if (!errors.isEmpty()) {
       Set<String> messages = new LinkedHashSet<>();
       for (Error e : errors) {
@@ -100,7 +108,7 @@ public final class ArgumentValidator {
   private static Compiled compile(String schemaText) {
     try {
       JsonNode node = JSON.readTree(schemaText);
-      Schema schema = JsonSchemas.registry().getSchema(JsonSchemas.toV3(node));
+      Schema schema = JsonSchemas.registry().getSchema(V3.readTree(schemaText));
       schema.initializeValidators(); // eagerly, so concurrent first calls do not race on lazy init
       return new Compiled(node, schema);
     } catch (IOException e) {

@@ -1,14 +1,13 @@
 package io.onceport.frontend.fingerprint;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.DoubleNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.onceport.workflow.contract.HttpSpec;
 import io.onceport.workflow.contract.SshSpec;
 import io.onceport.workflow.contract.ToolContract;
 import io.onceport.workflow.contract.UrlTemplate;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
@@ -19,7 +18,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.erdtman.jcs.JsonCanonicalizer;
 
 /**
  * The canonical action record of the seed essay: what a call asks to happen (actor, tool, channel,
@@ -31,6 +29,12 @@ import org.erdtman.jcs.JsonCanonicalizer;
  * as {@code hmac-sha256:<hex>} of their value under the fingerprint key, in {@code arguments} and
  * in an SSH {@code command}; an HTTP target keeps only scheme, host, port and path, and a secret
  * placeholder in the URL path stays unsubstituted.
+ *
+ * <p>Numbers JCS would round (beyond 2^53, more digits than a double holds; see {@link ExactJson})
+ * appear in {@code arguments} as the decimal string of their value, and {@code exact_numbers}
+ * lists their JSON pointers (relative to {@code arguments}), so {@code 2^53} and {@code 2^53+1}
+ * differ and a number never equals the string with its digits. Without such numbers the record is
+ * exactly what it always was: existing fingerprints do not change.
  */
 public final class CanonicalActionRecord {
   private static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{([^{}]*)}}");
@@ -66,13 +70,9 @@ public final class CanonicalActionRecord {
     return canonicalJson;
   }
 
-  /** RFC 8785 serialization of a Jackson tree. */
+  /** RFC 8785 serialization of a Jackson tree whose numbers are all ordinary (see {@link ExactJson}). */
   static String jcs(JsonNode node) {
-    try {
-      return new JsonCanonicalizer(node.toString()).getEncodedString();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return ExactJson.jcs(node);
   }
 
   /** Collects the parts of a record; {@link #build} checks that the required ones are there. */
@@ -126,6 +126,8 @@ public final class CanonicalActionRecord {
         r.put("target", httpTarget(http.url(), secret));
         putIfNotNull(r, "credential_ref", http.credential());
         r.put("method", http.method());
+      } else if (contract.channel() == ToolContract.Channel.MCP) {
+        putMcpTarget(r, contract.mcp());
       } else {
         SshSpec ssh = contract.ssh();
         r.put("channel", "ssh");
@@ -150,7 +152,11 @@ public final class CanonicalActionRecord {
           args.put(name, secretValue(args.get(name)));
         }
       }
-      r.set("arguments", args);
+      ExactJson.Split exact = ExactJson.split(args);
+      r.set("arguments", exact.tree());
+      if (!exact.pointers().isEmpty()) {
+        exact.pointers().forEach(r.putArray("exact_numbers")::add);
+      }
       r.put("intent_scope", runId != null ? "run:" + runId : "actor:" + actor);
       return new CanonicalActionRecord(r);
     }
@@ -159,7 +165,7 @@ public final class CanonicalActionRecord {
       if (value == null || value.isNull()) {
         return key.hmac(new byte[0]);
       }
-      return key.hmac(value.isTextual() ? value.asText() : jcs(value));
+      return key.hmac(value.isTextual() ? value.asText() : ExactJson.canonical(value));
     }
 
     /**
@@ -189,6 +195,20 @@ public final class CanonicalActionRecord {
       }
     }
 
+    /** An upstream MCP tool: the server (URL without query or user info, or the stdio argv) and the tool. */
+    private void putMcpTarget(ObjectNode r, io.onceport.workflow.contract.McpSpec mcp) {
+      r.put("channel", "mcp");
+      if (mcp.url() != null) {
+        r.put("target", httpTarget(mcp.url(), Set.of()));
+      } else {
+        r.put("target", mcp.target());
+        mcp.command().forEach(r.putArray("command")::add);
+      }
+      putIfNotNull(r, "credential_ref", mcp.credential());
+      r.put("method", "tools/call");
+      r.put("upstream_tool", mcp.tool());
+    }
+
     private void putIfNotNull(ObjectNode r, String field, String value) {
       if (value != null) {
         r.put(field, value);
@@ -212,7 +232,9 @@ public final class CanonicalActionRecord {
 
   /**
    * A URL placeholder's text as the HTTP channel renders it: strings as-is, other scalars as JSON,
-   * missing or null as null (refused by {@link UrlTemplate}), objects and arrays refused.
+   * missing or null as null (refused by {@link UrlTemplate}), objects and arrays refused. A number
+   * with a fraction or exponent renders as the double it denotes, as the channel (which reads the
+   * arguments with doubles) renders it, and as it always has, so these fingerprints do not change.
    */
   static String urlText(JsonNode arguments, String name, String where) {
     JsonNode v = arguments.get(name);
@@ -222,14 +244,36 @@ public final class CanonicalActionRecord {
     if (v.isContainerNode()) {
       throw UrlTemplate.InvalidUrlException.notScalar(name, where, v.getNodeType().name().toLowerCase(Locale.ROOT));
     }
-    return v.isTextual() ? v.asText() : v.toString();
+    return v.isTextual() ? v.asText() : asDoubles(v).toString();
   }
 
-  /** The text a placeholder renders to: strings as-is, other values as JSON, missing as "". */
+  /**
+   * The text a placeholder renders to: strings as-is, other values as JSON, missing as "". A number
+   * with a fraction or exponent renders as the double it denotes, as it always has (and as the
+   * dispatch activity renders command placeholders), so these fingerprints do not change.
+   */
   static String text(JsonNode v) {
     if (v == null || v.isNull() || v.isMissingNode()) {
       return "";
     }
-    return v.isTextual() ? v.asText() : v.toString();
+    return v.isTextual() ? v.asText() : asDoubles(v).toString();
+  }
+
+  /** A copy with every decimal as the double it denotes: how a default-configured parser reads it. */
+  private static JsonNode asDoubles(JsonNode v) {
+    if (v.isBigDecimal()) {
+      return DoubleNode.valueOf(Double.parseDouble(v.decimalValue().toString()));
+    }
+    if (v.isObject()) {
+      ObjectNode out = JsonNodeFactory.instance.objectNode();
+      v.fields().forEachRemaining(e -> out.set(e.getKey(), asDoubles(e.getValue())));
+      return out;
+    }
+    if (v.isArray()) {
+      com.fasterxml.jackson.databind.node.ArrayNode out = JsonNodeFactory.instance.arrayNode();
+      v.forEach(e -> out.add(asDoubles(e)));
+      return out;
+    }
+    return v;
   }
 }

@@ -1,5 +1,6 @@
 package io.onceport.frontend.fingerprint;
 
+import io.onceport.activity.files.PrivateFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -124,28 +125,12 @@ public final class FingerprintKey {
   }
 
   private static void create(Path dir, Path file) throws IOException {
-    boolean posix = dir.getFileSystem().supportedFileAttributeViews().contains("posix");
-    if (!Files.isDirectory(dir)) {
-      Files.createDirectories(dir.toAbsolutePath().getParent());
-      try {
-        if (posix) {
-          Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-        } else {
-          Files.createDirectory(dir);
-        }
-      } catch (FileAlreadyExistsException e) {
-        // created concurrently
-      }
-    }
+    PrivateFiles.createDirectories(dir); // the data dir and keys/ 0700 when created here
     byte[] bytes = new byte[LENGTH];
     new SecureRandom().nextBytes(bytes);
     Path tmp = dir.resolve("fingerprint.key.tmp-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
     try {
-      if (posix) {
-        Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-      } else {
-        Files.createFile(tmp);
-      }
+      PrivateFiles.createFile(tmp);
       try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
         ch.write(ByteBuffer.wrap(bytes));
         ch.force(true);

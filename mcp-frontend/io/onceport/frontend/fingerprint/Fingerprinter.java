@@ -54,7 +54,8 @@ public final class Fingerprinter {
 
   /**
    * The arguments as JCS JSON with every {@code fingerprint.secret} argument replaced by {@code
-   * "***"}: what may be shown in records, logs and the journal.
+   * "***"}: what may be shown in records, logs and the journal. Numbers a double cannot hold keep
+   * the digits the client sent ({@link ExactJson#display}).
    */
   public static String maskedArguments(ToolContract contract, JsonNode arguments) {
     ObjectNode copy = arguments.isObject() ? ((ObjectNode) arguments).deepCopy() : null;
@@ -66,6 +67,6 @@ public final class Fingerprinter {
         copy.put(name, "***");
       }
     }
-    return CanonicalActionRecord.jcs(copy);
+    return ExactJson.display(copy);
   }
 }

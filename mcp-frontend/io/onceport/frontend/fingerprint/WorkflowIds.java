@@ -33,8 +33,9 @@ public final class WorkflowIds {
     Objects.requireNonNull(key, "key == null");
     Objects.requireNonNull(actor, "actor == null");
     Objects.requireNonNull(intentKey, "intentKey == null");
-    if (intentKey.isEmpty() || intentKey.length() > 255) {
-      throw new IllegalArgumentException("Invalid intent key: must be 1-255 characters");
+    String problem = IntentKeys.problem(intentKey);
+    if (problem != null) {
+      throw new IllegalArgumentException("Invalid intent key: " + problem);
     }
     String mac = key.hmac("intent-key\n" + actor + "\n" + intentKey);
     return INTENT_KEY_PREFIX + mac.substring(FingerprintKey.PREFIX.length());

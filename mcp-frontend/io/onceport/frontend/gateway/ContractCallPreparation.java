@@ -56,10 +56,10 @@ public final class ContractCallPreparation implements CallPreparation {
     String fingerprint = fingerprinter.fingerprint(record);
     JsonNode tree = record.tree();
     String scope = call.runId() == null ? "actor:" + call.actor() : "run:" + call.runId();
-    ExecutionInput input = new ExecutionInput(
-        fingerprint, record.canonicalJson(), contract.tool(), call.actor(), scope, call.intentKey(), call.sessionId(),
-        tree.path("target").asText(""), tree.path("method").asText(null), contract, arguments.toString(),
-        Fingerprinter.maskedArguments(contract, arguments), sessionPolicy);
+    // The arguments travel once; the workflow derives what it shows (secret arguments masked).
+    ExecutionInput input = ExecutionInput.of(
+        fingerprint, contract.tool(), call.actor(), scope, call.intentKey(), call.sessionId(),
+        tree.path("target").asText(""), tree.path("method").asText(null), contract, arguments.toString(), sessionPolicy);
     boolean keyed = call.intentKey() != null && !call.intentKey().isBlank();
     String workflowId = keyed
         ? fingerprinter.intentKeyWorkflowId(call.actor(), call.intentKey())

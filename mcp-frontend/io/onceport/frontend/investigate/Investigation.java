@@ -152,15 +152,45 @@ public final class Investigation {
     return "no delivery recorded";
   }
 
+  /**
+   * The session of an execution's first call, when an attached call came from a different one:
+   * then the "retry" was another agent process (or session) asking for the same action, attached
+   * because the intent scope (the actor, when no run id is sent) made the two calls one intent.
+   */
+  private static String otherSessionThanFirst(List<Record> rs, Record attached) {
+    String session = str(attached, "session");
+    if (session == null) {
+      return null;
+    }
+    return with(rs, "call").stream()
+        .filter(c -> Objects.equals(c.executionId(), attached.executionId()) && !"true".equals(str(c, "retry")))
+        .map(c -> str(c, "session")).filter(Objects::nonNull).findFirst()
+        .filter(first -> !first.equals(session)).orElse(null);
+  }
+
+  private static String scopeNote(Record attached) {
+    return str(attached, "run") == null
+        ? "no run id, so the intent scope is the actor; send a run id (_meta onceport/run or header Onceport-Run) "
+            + "or an intent key to keep separate agent runs apart"
+        : "same run id " + str(attached, "run");
+  }
+
   private static String secondCall(List<Record> rs, List<String> executions) {
     List<String> parts = new ArrayList<>();
     for (Record c : with(rs, "call")) {
       if (!"true".equals(str(c, "retry"))) {
         continue;
       }
+      String key = str(c, "intent_key") == null ? "no idempotency key" : "idempotency key " + str(c, "intent_key");
+      String first = otherSessionThanFirst(rs, c);
+      if (first != null) {
+        parts.add("call " + callName(c) + " from session " + str(c, "session") + " attached to " + c.executionId()
+            + " as the same intent, not a retry of the first call: that came from session " + first + " ("
+            + key + ", execution " + str(c, "state") + "; " + scopeNote(c) + ")");
+        continue;
+      }
       parts.add("call " + callName(c) + " attached to " + c.executionId() + " as a retry ("
-          + (str(c, "intent_key") == null ? "no idempotency key" : "idempotency key " + str(c, "intent_key"))
-          + ", execution " + str(c, "state") + ")");
+          + key + ", execution " + str(c, "state") + ")");
     }
     if (executions.size() > 1) {
       parts.add("fresh attempt: " + executions.size() + " executions for this intent ("
@@ -194,11 +224,21 @@ public final class Investigation {
           .append(distinctSessions > 1 ? " from " + distinctSessions + " distinct sessions (separate decisions)"
               : " from one session (fresh attempts)");
     }
-    List<String> retries = with(rs, "call").stream().filter(c -> "true".equals(str(c, "retry")))
+    List<Record> attached = with(rs, "call").stream().filter(c -> "true".equals(str(c, "retry"))).toList();
+    List<String> retries = attached.stream().filter(c -> otherSessionThanFirst(rs, c) == null)
         .map(Investigation::callName).toList();
     if (!retries.isEmpty()) {
       v.append("; call").append(retries.size() > 1 ? "s " : " ").append(String.join(", ", retries))
           .append(retries.size() > 1 ? " attached as retries" : " attached as a retry");
+    }
+    for (Record c : attached) {
+      String first = otherSessionThanFirst(rs, c);
+      if (first != null) {
+        v.append("; two sessions asked for this action: call ").append(callName(c)).append(" from session ")
+            .append(str(c, "session")).append(" attached to the execution of session ").append(first)
+            .append(" (not a retry; ").append(str(c, "run") == null ? "without a run id the intent scope is the actor"
+                : "both sent run id " + str(c, "run")).append(")");
+      }
     }
     boolean completed = with(rs, "outcome").stream().anyMatch(r -> "completed".equals(str(r, "outcome")));
     if (completed && !with(rs, "not_delivered").isEmpty()) {

@@ -14,6 +14,10 @@ import java.util.Objects;
  * key accepts any session (sessions are not kept in front-end memory).
  */
 public final class McpConfig {
+  /** The delivery grace by default: covers the official SDK clients' cancel-after-timeout on a loaded host. */
+  public static final Duration DEFAULT_DELIVERY_GRACE = Duration.ofMillis(1000);
+  public static final Duration MAX_DELIVERY_GRACE = Duration.ofSeconds(30);
+  public static final int DEFAULT_MAX_REQUEST_THREADS = 2000;
   private final String listenHost;
   private final int listenPort;
   private final byte[] sessionKey;
@@ -21,12 +25,15 @@ public final class McpConfig {
   private final List<String> allowedOrigins;
   private final boolean allowLoopbackOrigins;
   private final List<String> allowedHosts;
+  private final List<String> extraRouteOrigins;
   private final Duration callWait;
   private final Duration sessionTtl;
   private final Duration sseRetry;
   private final boolean sseToolCalls;
   private final Duration taskResultWait;
   private final Duration taskTtl;
+  private final Duration deliveryGrace;
+  private final int maxRequestThreads;
   private final String serverName;
   private final String serverVersion;
   private final SessionRevocations sessionRevocations;
@@ -42,12 +49,15 @@ public final class McpConfig {
     this.allowedOrigins = List.copyOf(b.allowedOrigins);
     this.allowLoopbackOrigins = b.allowLoopbackOrigins;
     this.allowedHosts = List.copyOf(b.allowedHosts);
+    this.extraRouteOrigins = List.copyOf(b.extraRouteOrigins);
     this.callWait = b.callWait;
     this.sessionTtl = b.sessionTtl;
     this.sseRetry = b.sseRetry;
     this.sseToolCalls = b.sseToolCalls;
     this.taskResultWait = b.taskResultWait;
     this.taskTtl = b.taskTtl;
+    this.deliveryGrace = b.deliveryGrace;
+    this.maxRequestThreads = b.maxRequestThreads;
     this.serverName = b.serverName;
     this.serverVersion = b.serverVersion;
     this.sessionRevocations = b.sessionRevocations == null ? new InMemorySessionRevocations() : b.sessionRevocations;
@@ -67,12 +77,18 @@ public final class McpConfig {
   public List<String> allowedOrigins() { return allowedOrigins; }
   public boolean allowLoopbackOrigins() { return allowLoopbackOrigins; }
   public List<String> allowedHosts() { return allowedHosts; }
+  /** Origins allowed on the extra routes besides {@link #allowedOrigins()} (the Temporal UI, for the codec server). */
+  public List<String> extraRouteOrigins() { return extraRouteOrigins; }
   public Duration callWait() { return callWait; }
   public Duration sessionTtl() { return sessionTtl; }
   public Duration sseRetry() { return sseRetry; }
   public boolean sseToolCalls() { return sseToolCalls; }
   public Duration taskResultWait() { return taskResultWait; }
   public Duration taskTtl() { return taskTtl; }
+  /** How long after writing a final result a cancellation of its request still makes it "not delivered". */
+  public Duration deliveryGrace() { return deliveryGrace; }
+  /** Threads serving requests: every waiting tools/call holds one. */
+  public int maxRequestThreads() { return maxRequestThreads; }
   public String serverName() { return serverName; }
   public String serverVersion() { return serverVersion; }
   public SessionRevocations sessionRevocations() { return sessionRevocations; }
@@ -90,12 +106,15 @@ public final class McpConfig {
     private List<String> allowedOrigins = List.of();
     private boolean allowLoopbackOrigins = true;
     private List<String> allowedHosts = List.of();
+    private List<String> extraRouteOrigins = List.of();
     private Duration callWait = Duration.ofSeconds(30);
     private Duration sessionTtl = Duration.ofHours(24);
     private Duration sseRetry = Duration.ofSeconds(1);
     private boolean sseToolCalls = true;
     private Duration taskResultWait = Duration.ofMinutes(5);
     private Duration taskTtl = Duration.ofHours(1);
+    private Duration deliveryGrace = DEFAULT_DELIVERY_GRACE;
+    private int maxRequestThreads = DEFAULT_MAX_REQUEST_THREADS;
     private String serverName = "onceport";
     private String serverVersion = "dev";
     private SessionRevocations sessionRevocations;
@@ -159,9 +178,9 @@ public final class McpConfig {
     }
 
     /**
-     * Host names (without port) accepted in the {@code Host} header, against DNS rebinding. Empty
-     * (default): when listening on loopback only localhost, 127.0.0.1 and [::1] are accepted; on
-     * other addresses any host is.
+     * Host names (without port) accepted in the {@code Host} header on every route, against DNS
+     * rebinding. Empty (default): localhost, 127.0.0.1 and [::1] — and a server listening on any
+     * other address refuses to start (it cannot know the names its clients use).
      */
     public Builder allowedHosts(List<String> hosts) {
       Objects.requireNonNull(hosts, "hosts == null");
@@ -171,6 +190,23 @@ public final class McpConfig {
         }
       }
       this.allowedHosts = hosts.stream().map(h -> h.toLowerCase(java.util.Locale.ROOT)).toList();
+      return this;
+    }
+
+    /**
+     * Origins (scheme://host[:port]; a trailing slash is dropped) allowed on the extra routes in
+     * addition to {@link #allowedOrigins}: the Temporal UI's, which calls the codec server from the
+     * operator's browser. {@code /mcp} does not accept them.
+     */
+    public Builder extraRouteOrigins(List<String> origins) {
+      Objects.requireNonNull(origins, "origins == null");
+      List<String> normalized = origins.stream().map(o -> o == null ? null : o.replaceAll("/+$", "")).toList();
+      for (String o : normalized) {
+        if (o == null || !o.matches("https?://[^/\\s]+")) {
+          throw new IllegalArgumentException("Invalid origin: " + o + " (expected scheme://host[:port])");
+        }
+      }
+      this.extraRouteOrigins = normalized;
       return this;
     }
 
@@ -207,6 +243,33 @@ public final class McpConfig {
     /** The {@code ttl} advertised on tasks; default 1 hour. */
     public Builder taskTtl(Duration ttl) {
       this.taskTtl = positive(ttl, "task ttl");
+      return this;
+    }
+
+    /**
+     * How long after a final result was written and flushed a {@code notifications/cancelled} for
+     * its request still counts: the delivery is reported only after this grace, as not delivered if
+     * the cancellation came (the client's timeout raced the answer and it never read it). Zero
+     * reports at once. Default {@link #DEFAULT_DELIVERY_GRACE}.
+     */
+    public Builder deliveryGrace(Duration grace) {
+      Objects.requireNonNull(grace, "delivery grace == null");
+      if (grace.isNegative() || grace.compareTo(MAX_DELIVERY_GRACE) > 0) {
+        throw new IllegalArgumentException("Invalid delivery grace: " + grace + " (0 to " + MAX_DELIVERY_GRACE + ")");
+      }
+      this.deliveryGrace = grace;
+      return this;
+    }
+
+    /**
+     * The most requests served at once; each waiting {@code tools/call} holds a thread, so this
+     * bounds how many concurrent calls are answered without queueing. Default {@value #DEFAULT_MAX_REQUEST_THREADS}.
+     */
+    public Builder maxRequestThreads(int threads) {
+      if (threads < 16 || threads > 100_000) {
+        throw new IllegalArgumentException("Invalid request threads: " + threads + " (16 to 100000)");
+      }
+      this.maxRequestThreads = threads;
       return this;
     }
 

@@ -58,6 +58,15 @@ final class ToolResults {
     return t;
   }
 
+  /**
+   * True when a waiting caller is answered now: the record settled, or the execution waits for an
+   * operator (the agent is told at once what to ask for, as the workflow's attach answers).
+   */
+  static boolean answersNow(ExecutionRecord r) {
+    return r.isSettled() || r.state() == ExecutionState.AWAITING_APPROVAL
+        || r.state() == ExecutionState.AWAITING_SESSION_AUTHORIZATION;
+  }
+
   /** True when a response carrying this record carries the final result (delivery is reported). */
   static boolean carriesFinalResult(ExecutionRecord r) {
     return r.state() == ExecutionState.COMPLETED || r.state() == ExecutionState.FAILED
@@ -109,6 +118,10 @@ final class ToolResults {
     if (contract != null && contract.outputSchema() != null) {
       // The contract promises its own shape: structuredContent is the target's JSON body.
       structured = r.state() == ExecutionState.COMPLETED ? parseOrNull(body) : null;
+      if (structured != null && contract.channel() == ToolContract.Channel.MCP) {
+        // An upstream MCP tool's structured result is the structuredContent of its CallToolResult.
+        structured = structured.get("structuredContent") instanceof ObjectNode o ? o : null;
+      }
     }
     if (structured != null) {
       res.set("structuredContent", structured);
@@ -131,6 +144,35 @@ final class ToolResults {
     return res;
   }
 
+  /**
+   * The engine turned this call away for now (in-flight update or rate limits) and the gateway's
+   * own patience ran out: an honest "busy, retry", never a failure of the action. With an execution
+   * id, the execution exists and goes on — a retry of the same call attaches to it; without one,
+   * nothing was started for this call.
+   */
+  static ObjectNode busy(String executionId, String detail) {
+    ObjectNode res = Json.object();
+    String text = executionId == null
+        ? "busy: the execution engine turned this call away and nothing was started for it; retry the same call"
+            + " (" + detail + ")"
+        : "execution " + executionId + " is busy: the execution engine turned this call away; the execution goes on"
+            + " and nothing was sent again; retry the same call (it attaches to this execution) or call "
+            + STATUS_TOOL + " with this execution_id (" + detail + ")";
+    res.putArray("content").addObject().put("type", "text").put("text", text);
+    ObjectNode s = res.putObject("structuredContent");
+    if (executionId == null) {
+      s.putNull("execution_id");
+    } else {
+      s.put("execution_id", executionId);
+    }
+    s.put("busy", true);
+    s.put("retry", true);
+    s.put("message", text);
+    // Not a failure of the action: with an execution it may well complete; without one nothing ran.
+    res.put("isError", executionId == null);
+    return res;
+  }
+
   /** One plain sentence on the record, safe to show the agent. */
   static String message(ExecutionRecord r) {
     String id = r.executionId();
@@ -138,11 +180,7 @@ final class ToolResults {
     return switch (r.state()) {
       case ACCEPTED, AUTHORIZED -> "execution " + id + " is " + r.state().wireName()
           + ", outcome pending; call " + STATUS_TOOL + " with this execution_id" + extra;
-      case AWAITING_APPROVAL -> "execution " + id + " is waiting for operator approval, nothing was sent yet; call "
-          + STATUS_TOOL + " with this execution_id" + extra;
-      case AWAITING_SESSION_AUTHORIZATION -> "execution " + id
-          + " is waiting for an operator to authorize this agent session, nothing was sent yet; call "
-          + STATUS_TOOL + " with this execution_id" + extra;
+      case AWAITING_APPROVAL, AWAITING_SESSION_AUTHORIZATION -> awaitingOperator(r);
       case DISPATCHED -> "execution " + id + " is dispatched, outcome pending; call " + STATUS_TOOL
           + " with this execution_id" + extra;
       case VERIFYING -> "execution " + id + " is dispatched, outcome unknown, the target's status is being queried;"
@@ -157,6 +195,27 @@ final class ToolResults {
           + (r.outcome() == Outcome.UNKNOWN ? "; it may have taken effect, ask an operator before retrying" : "")
           + extra;
     };
+  }
+
+  /**
+   * An execution waiting for a person, said so that the agent (and the human reading its
+   * transcript) knows the exact command that unblocks it. Nothing was sent; the same call again
+   * attaches to this execution, so retrying never raises a second request.
+   */
+  static String awaitingOperator(ExecutionRecord r) {
+    String id = r.executionId();
+    String expires = r.authorization() == null || r.authorization().expiresAt() == null ? ""
+        : " If nobody decides by " + r.authorization().expiresAt() + ", it is rejected.";
+    String extra = r.message() == null || r.message().isBlank() ? "" : " (" + r.message() + ")";
+    String after = " Nothing was sent yet. Afterwards, call this tool again with the same arguments (it attaches to "
+        + "this execution, it does not start a second one) or call " + STATUS_TOOL + " with this execution_id.";
+    if (r.state() == ExecutionState.AWAITING_SESSION_AUTHORIZATION) {
+      String session = r.sessionId() == null ? "SESSION_ID" : r.sessionId();
+      return "execution " + id + " is waiting: this agent session (" + session + ") awaits authorization by an operator, "
+          + "who runs: onceport sessions authorize " + session + "." + after + expires + extra;
+    }
+    return "execution " + id + " is waiting: it awaits an operator's approval (its credential needs approval for each "
+        + "use), who runs: onceport approve " + id + " (or onceport deny " + id + " --reason TEXT)." + after + expires + extra;
   }
 
   private static String status(ExecutionRecord r) {

@@ -1,83 +1,53 @@
 package io.onceport.frontend.mcp;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.javalin.http.Context;
 import io.onceport.frontend.auth.Authenticator;
-import java.net.URI;
+import io.onceport.frontend.fingerprint.IntentKeys;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 
 /**
- * HTTP-level checks every request passes before any JSON-RPC is read: Origin (DNS rebinding),
- * bearer authentication, and Accept. Refusals are {@link McpException}s with the HTTP status.
+ * HTTP-level checks every request passes before any JSON-RPC is read: Host and Origin (DNS
+ * rebinding), bearer authentication, Accept and Content-Type; and the intent key a
+ * {@code tools/call} names. Refusals are {@link McpException}s with the HTTP status.
  */
 final class Transport {
   static final String ANONYMOUS = "anonymous";
   private final McpConfig config;
   private final Authenticator authenticator;
+  private final HostOriginPolicy policy;
 
+  /** @throws IllegalArgumentException when listening off loopback without allowed hosts */
   Transport(McpConfig config, Authenticator authenticator) {
     this.config = config;
     this.authenticator = authenticator;
+    this.policy = HostOriginPolicy.forListener(config.listenHost(), config.allowedHosts(), config.allowedOrigins(),
+        config.allowLoopbackOrigins());
   }
 
-  /** Host (DNS rebinding) and Origin checks: HTTP 403 when either names a site we do not serve. */
+  /** Host (DNS rebinding) and Origin checks of {@code /mcp}: HTTP 403 when either names a site we do not serve. */
   void checkOrigin(Context ctx) {
-    checkHost(ctx);
-    String origin = ctx.header("Origin");
-    if (origin == null) {
-      return;
-    }
-    if (config.allowedOrigins().contains(origin) || (config.allowLoopbackOrigins() && isLoopbackOrigin(origin))) {
-      return;
-    }
-    throw McpException.http(403, McpException.TRANSPORT, "Forbidden: origin " + origin + " is not allowed", null);
+    check(ctx, List.of());
   }
 
-  private void checkHost(Context ctx) {
-    List<String> allowed = config.allowedHosts();
-    if (allowed.isEmpty()) {
-      if (!McpServer.isLoopback(config.listenHost())) {
-        return;
-      }
-      allowed = LOOPBACK_HOSTS;
-    }
-    String host = hostName(ctx.header("Host"));
-    if (host == null || !allowed.contains(host)) {
-      throw McpException.http(403, McpException.TRANSPORT, "Forbidden: host " + ctx.header("Host") + " is not allowed", null);
-    }
+  /**
+   * The same checks for every other route on the listener ({@code /metrics}, {@code /readyz},
+   * {@code /healthz}, {@code /codec/*}, unknown paths), where the extra routes' origins (the
+   * Temporal UI calling the codec server) are allowed too.
+   */
+  void checkRoute(Context ctx) {
+    check(ctx, ctx.path().equals("/mcp") ? List.of() : config.extraRouteOrigins());
   }
 
-  private static final List<String> LOOPBACK_HOSTS = List.of("localhost", "127.0.0.1", "[::1]");
-
-  /** The host part of a Host header, lower case, IPv6 kept in brackets; null when malformed. */
-  static String hostName(String header) {
-    if (header == null || header.isBlank()) {
-      return null;
+  private void check(Context ctx, List<String> alsoAllowed) {
+    String problem = policy.hostProblem(ctx.header("Host"));
+    if (problem == null) {
+      problem = policy.originProblem(ctx.header("Origin"), alsoAllowed);
     }
-    String h = header.trim().toLowerCase(Locale.ROOT);
-    if (h.startsWith("[")) {
-      int end = h.indexOf(']');
-      return end < 0 ? null : h.substring(0, end + 1);
-    }
-    int colon = h.indexOf(':');
-    return colon < 0 ? h : h.substring(0, colon);
-  }
-
-  static boolean isLoopbackOrigin(String origin) {
-    try {
-      URI u = new URI(origin);
-      String scheme = u.getScheme() == null ? "" : u.getScheme().toLowerCase(Locale.ROOT);
-      String host = u.getHost() == null ? "" : u.getHost().toLowerCase(Locale.ROOT);
-      if (!scheme.equals("http") && !scheme.equals("https")) {
-        return false;
-      }
-      if (u.getRawPath() != null && !u.getRawPath().isEmpty()) {
-        return false;
-      }
-      return host.equals("localhost") || host.equals("127.0.0.1") || host.equals("[::1]");
-    } catch (Exception e) {
-      return false;
+    if (problem != null) {
+      throw McpException.http(403, McpException.TRANSPORT, problem, null);
     }
   }
 
@@ -103,6 +73,68 @@ final class Transport {
   private static McpException unauthorized(Context ctx, String message) {
     ctx.header("WWW-Authenticate", "Bearer");
     return McpException.http(401, McpException.TRANSPORT, message, null);
+  }
+
+  /**
+   * POST bodies must be declared JSON: {@code application/json} (or an {@code application/*+json}
+   * type), charset UTF-8 when one is named; any other declared type is HTTP 415. A browser can
+   * send {@code text/plain} or a form to any origin without a preflight; refusing them keeps such a
+   * page from driving the endpoint. A request that declares no type at all is read as JSON: a
+   * browser always declares one for a cross-origin body, and scripted clients that forget the
+   * header (the official SDKs send it) should not be turned away.
+   */
+  static void checkContentType(Context ctx) {
+    String header = ctx.header("Content-Type");
+    if (header == null || header.isBlank()) {
+      return;
+    }
+    String[] parts = header == null ? new String[] {""} : header.split(";");
+    String type = parts[0].trim().toLowerCase(Locale.ROOT);
+    boolean json = type.equals("application/json") || (type.startsWith("application/") && type.endsWith("+json"));
+    String charset = null;
+    for (int i = 1; i < parts.length; i++) {
+      String p = parts[i].trim();
+      if (p.regionMatches(true, 0, "charset=", 0, 8)) {
+        charset = p.substring(8).replace("\"", "").trim();
+      }
+    }
+    if (json && (charset == null || charset.equalsIgnoreCase("utf-8"))) {
+      return;
+    }
+    ctx.header("Accept-Post", "application/json");
+    throw McpException.http(415, McpException.TRANSPORT, "Unsupported Media Type: POST needs Content-Type: application/json"
+        + " (UTF-8), not " + header.trim(), null);
+  }
+
+  /**
+   * The explicit intent key of a {@code tools/call} — header {@code Idempotency-Key} (HTTP 400) or
+   * {@code _meta["onceport/intent"]} (JSON-RPC error) — must be 1-255 printable characters; a
+   * {@code _meta} value must be a string. Both answer {@code -32602} naming the limit.
+   */
+  static void checkIntentKey(Context ctx, String method, JsonNode params, JsonNode id) {
+    if (!"tools/call".equals(method)) {
+      return;
+    }
+    String header = ctx.header("Idempotency-Key");
+    if (header != null && !header.isBlank()) {
+      String problem = IntentKeys.problem(header);
+      if (problem != null) {
+        throw McpException.http(400, McpException.INVALID_PARAMS, "Invalid params: the Idempotency-Key header is not a usable "
+            + "intent key: " + problem + " (1-" + IntentKeys.MAX_LENGTH + " printable characters)", id);
+      }
+    }
+    JsonNode meta = params == null ? null : params.path("_meta").get("onceport/intent");
+    if (meta == null || meta.isNull()) {
+      return;
+    }
+    if (!meta.isTextual()) {
+      throw McpException.rpc(McpException.INVALID_PARAMS, "Invalid params: _meta onceport/intent must be a string", id);
+    }
+    String problem = meta.asText().isBlank() ? null : IntentKeys.problem(meta.asText());
+    if (problem != null) {
+      throw McpException.rpc(McpException.INVALID_PARAMS, "Invalid params: _meta onceport/intent is not a usable intent key: "
+          + problem + " (1-" + IntentKeys.MAX_LENGTH + " printable characters)", id);
+    }
   }
 
   /** What the client's Accept header allows. A missing header accepts anything. */

@@ -9,6 +9,8 @@ import io.onceport.activity.dispatch.CredentialResolver;
 import io.onceport.activity.dispatch.DispatchActivitiesImpl;
 import io.onceport.activity.http.HttpChannel;
 import io.onceport.activity.journal.Journals;
+import io.onceport.activity.operator.OperatorActivitiesImpl;
+import io.onceport.activity.operator.OperatorRegistry;
 import io.onceport.activity.ssh.SshChannel;
 import io.onceport.activity.vault.VaultLockWatcher;
 import io.onceport.activity.vault.VaultService;
@@ -23,8 +25,9 @@ import java.util.Map;
 import org.slf4j.LoggerFactory;
 
 /**
- * The worker role: journals, vault, channels, the authorization ladder and the activities that
- * touch the world, polling one task queue. Everything a worker writes lives under its data
+ * The worker role: journals, vault, channels, the authorization ladder, operator-decision
+ * verification against {@code <data>/operators.json} and the activities that touch the world,
+ * polling one task queue. Everything a worker writes lives under its data
  * directory; {@code journalWriter} names its journal segments (one writer per process).
  */
 public final class WorkerRuntime implements AutoCloseable {
@@ -33,8 +36,11 @@ public final class WorkerRuntime implements AutoCloseable {
   private final VaultLockWatcher lockWatcher;
   private final DispatchActivitiesImpl dispatch;
   private final WorkerHost host;
+  private final io.onceport.activity.mcp.McpUpstreams mcpUpstreams;
 
-  private WorkerRuntime(Journals journals, VaultService vault, VaultLockWatcher lockWatcher, DispatchActivitiesImpl dispatch, WorkerHost host) {
+  private WorkerRuntime(Journals journals, VaultService vault, VaultLockWatcher lockWatcher, DispatchActivitiesImpl dispatch, WorkerHost host,
+      io.onceport.activity.mcp.McpUpstreams mcpUpstreams) {
+    this.mcpUpstreams = mcpUpstreams;
     this.journals = journals;
     this.vault = vault;
     this.lockWatcher = lockWatcher;
@@ -60,23 +66,39 @@ public final class WorkerRuntime implements AutoCloseable {
       String sessionPolicy, Duration approvalTimeout, String journalWriter, WorkerTuning tuning) {
     Journals journals = Journals.open(dataDir, journalWriter == null ? Journals.defaultWriterId() : journalWriter);
     CredentialResolver credentials = vault == null ? CredentialResolver.NONE : vault;
+    io.onceport.activity.mcp.McpUpstreams mcpUpstreams = new io.onceport.activity.mcp.McpUpstreams();
     DispatchActivitiesImpl dispatch = new DispatchActivitiesImpl(
-        Map.of(ToolContract.Channel.HTTP, new HttpChannel(), ToolContract.Channel.SSH, new SshChannel()),
+        Map.of(ToolContract.Channel.HTTP, new HttpChannel(), ToolContract.Channel.SSH, new SshChannel(),
+            ToolContract.Channel.MCP, new io.onceport.activity.mcp.McpChannel(mcpUpstreams)),
         journals.dispatchJournal(), credentials);
-    SessionAuthority operator = SessionAuthorities.forPolicy(SessionAuthorities.OPERATOR, connection.client(), taskQueue);
+    io.onceport.frontend.fingerprint.FingerprintKey fingerprintKey;
+    try {
+      // The same key the front ends use (data/keys is shared): session workflow ids derive from it.
+      fingerprintKey = io.onceport.frontend.fingerprint.FingerprintKey.loadOrCreate(dataDir);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("cannot read or create the fingerprint key under " + dataDir + ": " + e.getMessage(), e);
+    }
+    SessionAuthority operator = SessionAuthorities.forPolicy(SessionAuthorities.OPERATOR, connection.client(), taskQueue,
+        FrontendRuntime.sessionWorkflowIds(fingerprintKey));
     SessionAuthority auto = SessionAuthority.auto();
     SessionAuthority byDefault = SessionAuthorities.AUTO.equals(sessionPolicy) ? auto : operator;
     AuthorizationActivitiesImpl authorization = new AuthorizationActivitiesImpl(vault, byDefault, approvalTimeout,
         TargetPolicy.allowAll(), policy -> SessionAuthorities.AUTO.equals(policy) ? auto : operator);
     WorkerHost host = WorkerHost.start(connection, taskQueue, tuning, dispatch, authorization, journals.activities(),
-        new SessionJournalActivitiesImpl((entry, key) -> journals.sessions().append(entry, key)));
+        new SessionJournalActivitiesImpl((entry, key) -> journals.sessions().append(entry, key)),
+        new OperatorActivitiesImpl(new OperatorRegistry(dataDir)));
     VaultLockWatcher watcher = VaultLockWatcher.start(dataDir, Duration.ofSeconds(1), locked -> {
       if (locked) {
         int n = AuthorizationRechecks.signalWaiting(connection, "vault locked");
         LoggerFactory.getLogger(WorkerRuntime.class).info("vault locked: {} waiting executions re-check their authorization", n);
       }
     });
-    return new WorkerRuntime(journals, vault, watcher, dispatch, host);
+    return new WorkerRuntime(journals, vault, watcher, dispatch, host, mcpUpstreams);
+  }
+
+  /** The upstream MCP servers this worker calls (stdio ones are processes it supervises). */
+  public io.onceport.activity.mcp.McpUpstreams mcpUpstreams() {
+    return mcpUpstreams;
   }
 
   public Journals journals() {
@@ -88,6 +110,7 @@ public final class WorkerRuntime implements AutoCloseable {
     lockWatcher.close();
     host.close();
     dispatch.close();
+    mcpUpstreams.close();
     journals.close();
     if (vault != null) {
       vault.close();

@@ -5,8 +5,8 @@ import java.util.Objects;
 
 /**
  * One tool as loaded from {@code contracts/<tool>.yaml}: what it does, how it reaches the world,
- * and what happens when a response is lost after dispatch. Exactly one of {@code http} and
- * {@code ssh} is set, matching {@code channel}.
+ * and what happens when a response is lost after dispatch. Exactly one of {@code http}, {@code ssh}
+ * and {@code mcp} is set, matching {@code channel}.
  *
  * <p>A snapshot of the contract travels in the workflow input, so an execution is governed by the
  * contract it was accepted under even if the file changes afterwards.
@@ -18,6 +18,7 @@ import java.util.Objects;
  * @param resultFormat how a completed target response becomes MCP content: {@code text} (the body
  *     as one text block) or {@code mcp_content} (the body is {@code {"content": [...]}} with MCP
  *     content blocks — text, image, audio, resource — passed through)
+ * @param mcp the upstream MCP server and tool of a {@code channel: mcp} contract, else null
  */
 public record ToolContract(
     String tool,
@@ -30,12 +31,28 @@ public record ToolContract(
     ReplaySpec replay,
     List<String> fingerprintIgnore,
     List<String> fingerprintSecret,
-    String resultFormat) {
+    String resultFormat,
+    McpSpec mcp) {
 
   /** The target's body becomes one text content block (the default). */
   public static final String RESULT_TEXT = "text";
   /** The target answers with an MCP result shape ({@code {"content": [...]}}), passed through as content. */
   public static final String RESULT_MCP_CONTENT = "mcp_content";
+
+  /** An HTTP or SSH contract (no {@code mcp} section). */
+  public ToolContract(String tool, String description, String inputSchema, String outputSchema, Channel channel,
+      HttpSpec http, SshSpec ssh, ReplaySpec replay, List<String> fingerprintIgnore, List<String> fingerprintSecret,
+      String resultFormat) {
+    this(tool, description, inputSchema, outputSchema, channel, http, ssh, replay, fingerprintIgnore, fingerprintSecret,
+        resultFormat, null);
+  }
+
+  /** A contract for an upstream MCP tool: its results are the upstream's MCP content blocks. */
+  public static ToolContract mcp(String tool, String description, String inputSchema, String outputSchema, McpSpec mcp,
+      ReplaySpec replay, List<String> fingerprintIgnore, List<String> fingerprintSecret) {
+    return new ToolContract(tool, description, inputSchema, outputSchema, Channel.MCP, null, null, replay,
+        fingerprintIgnore, fingerprintSecret, RESULT_MCP_CONTENT, mcp);
+  }
 
   /** A contract whose results are text. */
   public ToolContract(String tool, String description, String inputSchema, String outputSchema, Channel channel,
@@ -45,7 +62,9 @@ public record ToolContract(
 
   public enum Channel {
     HTTP,
-    SSH
+    SSH,
+    /** An upstream MCP server's tool (Streamable HTTP or stdio). */
+    MCP
   }
 
   public ToolContract {
@@ -65,6 +84,12 @@ public record ToolContract(
     if (channel == Channel.SSH && ssh == null) {
       throw new IllegalArgumentException("channel ssh needs an ssh section");
     }
+    if (channel == Channel.MCP && mcp == null) {
+      throw new IllegalArgumentException("channel mcp needs an mcp section");
+    }
+    if (channel == Channel.MCP && replay.replayClass() == ReplayClass.STATUS_QUERY && mcp.status() == null) {
+      throw new IllegalArgumentException("replay.status.tool is required for class status_query on channel mcp");
+    }
     if (channel == Channel.HTTP
         && replay.replayClass() == ReplayClass.STATUS_QUERY
         && replay.status() == null) {
@@ -76,8 +101,39 @@ public record ToolContract(
     return replay.replayClass();
   }
 
+  /** The request timeout of the channel (HTTP, SSH or MCP), in milliseconds. */
+  public long requestTimeoutMillis() {
+    return switch (channel) {
+      case HTTP -> http.timeoutMillis();
+      case SSH -> ssh.timeoutMillis();
+      case MCP -> mcp.timeoutMillis();
+    };
+  }
+
+  /**
+   * {@code replay.status.settle} in milliseconds: for HTTP the contract's value, by default the
+   * HTTP timeout; for SSH zero — the remote marker is created atomically before the command starts
+   * and refuses a second start of the same execution id, so "no marker" is proof at once; for MCP
+   * the upstream request timeout (a status tool has no settle field of its own yet).
+   */
+  public long settleMillis() {
+    if (channel == Channel.SSH) {
+      return 0;
+    }
+    if (channel == Channel.MCP) {
+      return mcp.timeoutMillis();
+    }
+    StatusSpec status = replay.status();
+    return status != null && status.settle() != null ? status.settle().toMillis() : http.timeoutMillis();
+  }
+
   /** The credential reference this tool dispatches with, or null. */
   public String credentialRef() {
-    return channel == Channel.HTTP ? http.credential() : ssh.credential();
+    return switch (channel) {
+      case HTTP -> http.credential();
+      case SSH -> ssh.credential();
+      case MCP -> mcp.credential();
+    };
   }
+
 }

@@ -12,6 +12,10 @@ import java.util.Objects;
  * <p>Outcome and delivery are separate fields; {@link #view()} derives the seed's combined labels
  * such as {@code completed_result_not_delivered}. Times are ISO-8601 strings (workflow time).
  *
+ * @param dispatchAttempts how many sends were made (equals {@code sends.size()} for executions
+ *     started since the replay policy; older ones have no {@code sends})
+ * @param sends every send of the request, in order: a worker lost mid-send and the re-send that
+ *     followed are two
  * @param version increases with every change, so a waiter can ask for "anything newer than n"
  * @param message one plain sentence on the current state, safe to show an agent
  */
@@ -46,6 +50,7 @@ public record ExecutionRecord(
     Authorization authorization,
     Review review,
     int dispatchAttempts,
+    List<Send> sends,
     List<StatusCheck> statusChecks,
     List<AttachedCall> calls,
     List<Transition> transitions,
@@ -59,9 +64,50 @@ public record ExecutionRecord(
     Objects.requireNonNull(state, "state == null");
     Objects.requireNonNull(outcome, "outcome == null");
     Objects.requireNonNull(delivery, "delivery == null");
+    sends = sends == null ? List.of() : List.copyOf(sends);
     statusChecks = statusChecks == null ? List.of() : List.copyOf(statusChecks);
     calls = calls == null ? List.of() : List.copyOf(calls);
     transitions = transitions == null ? List.of() : List.copyOf(transitions);
+  }
+
+  /** A record without the list of sends (executions started before the replay policy). */
+  public ExecutionRecord(String executionId, String workflowId, String runId, String fingerprint, String intentKey,
+      String tool, String actor, String intentScope, String sessionId, String channel, String target, String method,
+      String credentialRef, String replayClass, String arguments, ExecutionState state, Outcome outcome,
+      Delivery delivery, String acceptedAt, String authorizedAt, String dispatchedAt, String completedAt,
+      String deliveredAt, Integer targetStatus, Integer exitStatus, String resultReference, DispatchResult result,
+      Authorization authorization, Review review, int dispatchAttempts, List<StatusCheck> statusChecks,
+      List<AttachedCall> calls, List<Transition> transitions, String attachableUntil, String cancellation,
+      String message, long version) {
+    this(executionId, workflowId, runId, fingerprint, intentKey, tool, actor, intentScope, sessionId, channel, target,
+        method, credentialRef, replayClass, arguments, state, outcome, delivery, acceptedAt, authorizedAt, dispatchedAt,
+        completedAt, deliveredAt, targetStatus, exitStatus, resultReference, result, authorization, review,
+        dispatchAttempts, List.of(), statusChecks, calls, transitions, attachableUntil, cancellation, message, version);
+  }
+
+  /**
+   * One send of the request to the target.
+   *
+   * @param attempt 1 for the first send, counting every send
+   * @param key the idempotency key it carried (the execution id)
+   * @param observed {@code answered}, {@code not_sent} (provably nothing left), {@code
+   *     outcome_unknown} (bytes may have reached the target, no answer) or {@code worker_lost} (the
+   *     worker stopped heartbeating mid-send)
+   * @param status the target's HTTP status or exit status when answered, else null
+   * @param decision what the replay policy decided next, e.g. {@code resend_same_key}
+   */
+  public record Send(int attempt, String key, String startedAt, String endedAt, String observed, Integer status,
+      String detail, String decision) {
+    public static final String ANSWERED = "answered";
+    public static final String NOT_SENT = "not_sent";
+    public static final String OUTCOME_UNKNOWN = "outcome_unknown";
+    public static final String WORKER_LOST = "worker_lost";
+
+    /** True when the request may have reached the target (everything but {@code not_sent}). */
+    @JsonIgnore
+    public boolean mayHaveReachedTarget() {
+      return !NOT_SENT.equals(observed);
+    }
   }
 
   /**

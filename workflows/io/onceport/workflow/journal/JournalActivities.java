@@ -2,14 +2,22 @@ package io.onceport.workflow.journal;
 
 import io.temporal.activity.ActivityInterface;
 import io.temporal.activity.ActivityMethod;
+import java.util.List;
 
 /**
  * Appends execution transitions to the tamper-evident activity journal. Idempotent per
  * {@link JournalEntry#appendKey()}: a retried activity does not write a second entry. Returns only
- * after the entry is durable.
+ * after the entries are durable.
  */
 @ActivityInterface
 public interface JournalActivities {
   @ActivityMethod
   void append(JournalEntry entry);
+
+  /**
+   * Appends several entries in order, as one activity: the workflow queues the entries of one
+   * workflow task (its own and its handlers') and writes them with one local activity.
+   */
+  @ActivityMethod
+  void appendAll(List<JournalEntry> entries);
 }

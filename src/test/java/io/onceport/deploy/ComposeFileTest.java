@@ -184,6 +184,8 @@ class ComposeFileTest {
     List<String> origins = parse("frontend").matchedOption("--codec-ui-origin").getValue();
     assertEquals(List.of("http://127.0.0.1:8080", "http://localhost:8080"), origins);
     assertEquals("/app/contracts", parse("frontend").matchedOption("--contracts").getValue().toString());
+    // listening on 0.0.0.0 needs the host names clients use; the port is published on loopback only
+    assertEquals(List.of("127.0.0.1", "localhost"), parse("frontend").matchedOption("--allowed-host").getValue());
   }
 
   /** Each ONCEPORT_* variable the compose file sets must be read by the commands it runs. */

@@ -130,7 +130,9 @@ class MultiProcessTest {
     postStreaming(portOne, client, McpClient.callBody(1, "send_notification", jsonOf("{\"message\":\"multi-process crash\"}")), seen);
     String id = awaitExecutionId(seen);
     awaitRecord(id, r -> r.state() == ExecutionState.DISPATCHED, Duration.ofSeconds(30));
-    Thread.sleep(1000);
+    // Killed only once the request is at the target (held there by the delay fault).
+    io.onceport.testing.Conditions.await("the request reached the target", Duration.ofSeconds(30),
+        () -> cluster.target.received(id) >= 1);
     workerOne.kill9();
     ChildProcess replacement = cluster.worker(temporal, true, "w3");
     ChildProcess another = cluster.worker(temporal, true, "w4");
@@ -139,9 +141,9 @@ class MultiProcessTest {
     ExecutionRecord record = awaitRecord(id, r -> r.state() == ExecutionState.NEEDS_REVIEW, Duration.ofSeconds(60));
     assertEquals(Outcome.UNKNOWN, record.outcome());
     assertEquals(1, record.dispatchAttempts());
-    // The held request completes at the target; nothing else arrives.
-    long waitUntilHeldRequestDone = 7000;
-    Thread.sleep(waitUntilHeldRequestDone);
+    // The held request completes at the target; nothing else arrives (the execution is in review).
+    io.onceport.testing.Conditions.await("the held request completed at the target", Duration.ofSeconds(30),
+        () -> cluster.target.acted(id) >= 1);
     assertEquals(1, cluster.dispatches(id));
     JsonNode retry = cluster.client(portTwo).call(2, "send_notification", jsonOf("{\"message\":\"multi-process crash\"}"));
     assertEquals(id, retry.at("/result/structuredContent/execution_id").asText(), retry.toString());

@@ -39,7 +39,9 @@ class WorkerCrashTest {
         if (!"dispatched".equals(pending.at("/result/structuredContent/state").asText())) {
           gateway.awaitRecord(id, r -> r.state() == ExecutionState.DISPATCHED, Duration.ofSeconds(30));
         }
-        Thread.sleep(1000);
+        // Killed only once the request is at the target (held there by the delay fault).
+        io.onceport.testing.Conditions.await("the request reached the target", Duration.ofSeconds(30),
+            () -> gateway.target.received(id) >= 1);
         first.kill9();
       }
       try (ChildProcess second = ChildProcess.onceport(gateway.dir, worker).awaitLine("onceport: worker", Duration.ofSeconds(60))) {
@@ -47,8 +49,9 @@ class WorkerCrashTest {
         assertEquals(Outcome.UNKNOWN, record.outcome());
         assertEquals(1, record.dispatchAttempts());
         assertTrue(record.message().contains("worker stopped answering"), record.message());
-        // The held request completes at the target; nothing else arrives.
-        Thread.sleep(7000);
+        // The held request completes at the target; nothing else arrives (the execution is in review).
+        io.onceport.testing.Conditions.await("the held request completed at the target", Duration.ofSeconds(30),
+            () -> gateway.target.acted(id) >= 1);
         assertEquals(1, gateway.target.received(id), "requests the target received");
         assertEquals(1, gateway.target.acted(id), "the held request completed: one action");
         JsonNode retry = client.call(2, "send_notification", JSON.readTree("{\"message\":\"crash test\"}"));

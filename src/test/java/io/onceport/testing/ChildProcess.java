@@ -20,9 +20,11 @@ public final class ChildProcess implements AutoCloseable {
   private final Process process;
   private final List<String> output = new CopyOnWriteArrayList<>();
 
+  private final CompletableFuture<Void> drained;
+
   private ChildProcess(Process process) {
     this.process = process;
-    CompletableFuture.runAsync(() -> {
+    this.drained = CompletableFuture.runAsync(() -> {
       try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
         for (String line; (line = r.readLine()) != null; ) {
           output.add(line);
@@ -52,6 +54,34 @@ public final class ChildProcess implements AutoCloseable {
       }
     });
     return new ChildProcess(builder.start());
+  }
+
+  /**
+   * Waits for the process to exit and returns its status (its output read to the end); fails with
+   * the output after {@code timeout}.
+   */
+  public int awaitExit(Duration timeout) throws InterruptedException {
+    if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      throw new AssertionError("child still running after " + timeout + "; output:\n" + String.join("\n", output));
+    }
+    drained.orTimeout(10, TimeUnit.SECONDS).exceptionally(e -> null).join();
+    return process.exitValue();
+  }
+
+  public boolean isAlive() {
+    return process.isAlive();
+  }
+
+  /**
+   * As {@link #onceport}, started through {@code /bin/sh} with {@code umask} set first (the shell
+   * {@code exec}s the JVM, so the process is the JVM itself).
+   */
+  public static ChildProcess onceportWithUmask(String umask, Path workDir, String... args) throws IOException {
+    List<String> command = new ArrayList<>(List.of("/bin/sh", "-c", "umask " + umask + " && exec \"$0\" \"$@\"",
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
+        "-cp", System.getProperty("java.class.path"), "io.onceport.frontend.Main"));
+    command.addAll(List.of(args));
+    return new ChildProcess(new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true).start());
   }
 
   /** Waits until a line containing {@code text} was printed; fails with the output otherwise. */

@@ -33,19 +33,28 @@ public final class Node22 {
 
   /** The directory holding node, npm and npx (v22+), with the npm project installed by {@code npm ci}. */
   public static synchronized Path ready() throws IOException, InterruptedException {
+    if (!installed) {
+      ready(PROJECT);
+      installed = true;
+    }
+    return bin;
+  }
+
+  /**
+   * As {@link #ready()} for another pinned npm project (a directory with package.json and
+   * package-lock.json under src/test): {@code npm ci} there unless its node_modules is current.
+   */
+  public static synchronized Path ready(Path project) throws IOException, InterruptedException {
     if (bin == null) {
       bin = locate();
     }
-    if (!installed) {
-      Path hidden = PROJECT.resolve("node_modules/.package-lock.json");
-      Path lock = PROJECT.resolve("package-lock.json");
-      boolean current = Files.exists(hidden) && Files.getLastModifiedTime(hidden).compareTo(Files.getLastModifiedTime(lock)) >= 0;
-      if (!current) {
-        Result r = run(List.of(bin.resolve("npm").toString(), "ci", "--no-audit", "--no-fund", "--loglevel=error"),
-            PROJECT, Duration.ofMinutes(5));
-        unavailable(r.exit() == 0, "npm ci in " + PROJECT + " failed (exit " + r.exit() + "):\n" + r.output());
-      }
-      installed = true;
+    Path hidden = project.resolve("node_modules/.package-lock.json");
+    Path lock = project.resolve("package-lock.json");
+    boolean current = Files.exists(hidden) && Files.getLastModifiedTime(hidden).compareTo(Files.getLastModifiedTime(lock)) >= 0;
+    if (!current) {
+      Result r = run(List.of(bin.resolve("npm").toString(), "ci", "--no-audit", "--no-fund", "--loglevel=error"),
+          project, Duration.ofMinutes(5));
+      unavailable(r.exit() == 0, "npm ci in " + project + " failed (exit " + r.exit() + "):\n" + r.output());
     }
     return bin;
   }

@@ -13,4 +13,9 @@ public final class RecordingJournal implements JournalActivities {
   public void append(JournalEntry entry) {
     entries.add(entry);
   }
+
+  @Override
+  public void appendAll(List<JournalEntry> batch) {
+    entries.addAll(batch);
+  }
 }

@@ -4,7 +4,9 @@ import io.onceport.workflow.ErrorTypes;
 import io.onceport.workflow.dispatch.DispatchActivities;
 import io.onceport.workflow.dispatch.DispatchRequest;
 import io.onceport.workflow.dispatch.DispatchResult;
+import io.onceport.workflow.dispatch.Sent;
 import io.onceport.workflow.dispatch.StatusResult;
+import io.onceport.workflow.journal.JournalEntry;
 import io.temporal.failure.ApplicationFailure;
 import java.util.List;
 import java.util.Map;
@@ -48,6 +50,28 @@ public final class ScriptedDispatch implements DispatchActivities {
     Function<DispatchRequest, DispatchResult> step = script.poll();
     return (step == null ? fallback : step).apply(request);
   }
+
+  /**
+   * A send as the replay policy makes it: the scripted answer, and the journal entries the request
+   * carries (and its outcome) kept in {@link #journal} when one is attached.
+   */
+  @Override
+  public Sent send(DispatchRequest request) {
+    RecordingJournal sink = journal;
+    if (sink != null) {
+      sink.entries.addAll(request.journal());
+    }
+    DispatchResult answer = dispatch(request);
+    if (sink != null && request.resultReference() != null) {
+      sink.entries.add(new JournalEntry(request.executionId(), request.fingerprint(), "outcome", request.attempt(),
+          java.time.Instant.now().toString(), Map.of("outcome", answer.succeeded() ? "completed" : "failed",
+              "result_reference", request.resultReference())));
+    }
+    return new Sent(answer, null);
+  }
+
+  /** Where carried journal entries go (null: dropped). */
+  public volatile RecordingJournal journal;
 
   @Override
   public StatusResult queryStatus(DispatchRequest request) {

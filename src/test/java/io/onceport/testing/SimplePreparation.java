@@ -48,8 +48,8 @@ public final class SimplePreparation implements CallPreparation {
       String canonical = JSON.writeValueAsString(Map.of("actor", call.actor(), "tool", call.tool(), "arguments", sorted, "intent_scope", scope));
       String fp = "hmac-sha256:" + sha256(canonical);
       String argsJson = JSON.writeValueAsString(sorted);
-      ExecutionInput input = new ExecutionInput(fp, canonical, call.tool(), call.actor(), scope, call.intentKey(), call.sessionId(),
-          contract.http().url(), contract.http().method(), contract, argsJson, argsJson);
+      ExecutionInput input = ExecutionInput.of(fp, call.tool(), call.actor(), scope, call.intentKey(), call.sessionId(),
+          contract.http().url(), contract.http().method(), contract, argsJson, null);
       String wid = call.intentKey() == null ? "onceport-fp-" + fp.substring(12) : "onceport-key-" + sha256(call.actor() + "\n" + call.intentKey());
       return new PreparedCall(wid, input, call.intentKey() != null);
     } catch (Exception e) {

@@ -26,7 +26,7 @@ class ConfigFileTest {
     ServeCommand command = (ServeCommand) serve.commandSpec().userObject();
     assertEquals("auto", command.common.sessionAuthorization);
     assertEquals("127.0.0.1:9000", command.frontend.listen);
-    assertEquals(Path.of("/tmp/d"), command.common.data);
+    assertEquals(Path.of("/tmp/d"), command.common.data());
     assertEquals(List.of("https://a.example", "https://b.example"), command.frontend.allowedOrigins);
   }
 

@@ -40,11 +40,34 @@ class ContractsCommandTest {
     assertEquals(1, r.exit());
     assertEquals("", r.out());
     String[] lines = r.err().split("\n");
-    assertEquals(16, lines.length, r.err());
+    assertEquals(17, lines.length, r.err());
     assertEquals("src/test/resources/contracts-broken/missing_status.yaml:11: replay.status: required for class "
         + "status_query", lines[7]);
-    assertEquals("onceport: src/test/resources/contracts-broken: 15 errors, contracts not loaded", lines[15]);
+    assertEquals("onceport: src/test/resources/contracts-broken: 16 errors, contracts not loaded", lines[16]);
     assertTrue(!r.err().contains("Exception"), r.err());
+  }
+
+  @Test
+  void checkTakesContractVariablesFromSetAndNamesAnUndefinedOne() throws Exception {
+    Files.writeString(tmp.resolve("r.yaml"), """
+        tool: r
+        input_schema: {type: object}
+        channel: http
+        http:
+          method: GET
+          url: ${ONCEPORT_TEST_UNSET_TARGET}/v1/releases
+        replay: {class: read_only}
+        """);
+    AgentCommandTest.Run missing = run("contracts", "check", tmp.toString());
+    assertEquals(1, missing.exit());
+    assertEquals(tmp.resolve("r.yaml") + ":6: http.url: undefined variable ${ONCEPORT_TEST_UNSET_TARGET}: set it in the "
+        + "environment or with --set ONCEPORT_TEST_UNSET_TARGET=VALUE (or give a default: ${ONCEPORT_TEST_UNSET_TARGET:-VALUE})\n"
+        + "onceport: " + tmp + ": 1 error, contracts not loaded\n", missing.err());
+    AgentCommandTest.Run set = run("contracts", "check", tmp.toString(), "--set", "ONCEPORT_TEST_UNSET_TARGET=http://127.0.0.1:9000");
+    assertEquals(new AgentCommandTest.Run(0, "ok  r  http  read_only\n", ""), set);
+    AgentCommandTest.Run bad = run("contracts", "check", tmp.toString(), "--set", "no-equals-sign");
+    assertEquals(1, bad.exit());
+    assertEquals("onceport: --set expects NAME=VALUE, not 'no-equals-sign'\n", bad.err());
   }
 
   @Test

@@ -40,7 +40,9 @@ class InvestigateCommandTest {
   void entry(Journals j, String exec, String fp, String transition, int attempt, Object... kv) {
     Map<String, Object> detail = new LinkedHashMap<>();
     for (int i = 0; i < kv.length; i += 2) {
-      detail.put((String) kv[i], kv[i + 1]);
+      if (kv[i + 1] != null) { // the workflow omits absent fields (no run id, no intent key)
+        detail.put((String) kv[i], kv[i + 1]);
+      }
     }
     j.activities().append(new JournalEntry(exec, fp, transition, attempt,
         String.format("2026-11-30T05:%02d:00Z", minute++), detail));
@@ -73,6 +75,26 @@ class InvestigateCommandTest {
     assertTrue(out.contains("   yes: HTTP 201 (completed)\n"), out);
     assertTrue(out.contains("   call 42 attached to act_1 as a retry (no idempotency key, execution completed)\n"), out);
     assertTrue(out.endsWith("verdict: one execution, one dispatch; call 42 attached as a retry\n"), out);
+  }
+
+  @Test
+  void aSecondSessionsIdenticalCallIsNamedAsTwoSessionsNotARetry() throws Exception {
+    try (Journals j = Journals.open(data, "w1")) {
+      completedExecution(j, "act_1", "fp_1", "mcp:first", null, "1");
+      call(j, "act_1", "fp_1", 2, true, "1", "mcp:second", null);
+      entry(j, "act_1", "fp_1", "delivered", 1, "call", "call_1");
+    }
+    assertEquals(0, run("investigate", "act_1", "--data", data.toString(), "--json"), err);
+    JsonNode report = new ObjectMapper().readTree(out);
+    assertEquals("2 distinct agent processes: session mcp:first; session mcp:second (actor agent-a)",
+        report.get("answers").get("processes").asText());
+    assertEquals("call 1 from session mcp:second attached to act_1 as the same intent, not a retry of the first call: "
+        + "that came from session mcp:first (no idempotency key, execution completed; no run id, so the intent scope is "
+        + "the actor; send a run id (_meta onceport/run or header Onceport-Run) or an intent key to keep separate agent "
+        + "runs apart)", report.get("answers").get("second_call").asText());
+    assertEquals("one execution, one dispatch; two sessions asked for this action: call 1 from session mcp:second "
+        + "attached to the execution of session mcp:first (not a retry; without a run id the intent scope is the actor)",
+        report.get("verdict").asText());
   }
 
   @Test

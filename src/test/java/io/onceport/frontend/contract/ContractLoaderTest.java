@@ -56,8 +56,8 @@ class ContractLoaderTest {
   @CsvSource(delimiterString = "=>", textBlock = """
       bad_class.yaml => 9: replay.class: unknown replay class 'at_most_once' (expected read_only, idempotency_key, status_query or irreversible)
       bad_name.yaml => 1: tool: 'create release' is not a valid tool name (1-64 of a-z A-Z 0-9 _ -)
-      bad_placeholder.yaml => 9: http.url: placeholder {{servce}} is not a property of input_schema
-      bad_placeholder.yaml => 10: http.body.id: placeholder {{execution_id}} is not a property of input_schema
+      bad_placeholder.yaml => 9: http.url: placeholder {{servce}} is not a property of input_schema (nor execution_id)
+      bad_placeholder.yaml => 10: http.body.note: placeholder {{nte}} is not a property of input_schema (nor execution_id)
       bad_window.yaml => 10: replay.attach_window: '1h' is not an ISO-8601 duration (e.g. PT30S, PT1H)
       invalid_schema.yaml => 5: input_schema.properties.region.type: not a valid JSON Schema (draft 2020-12): does not have a value in the enumeration ["array", "boolean", "integer", "null", "number", "object", "string"]
       missing_idempotency_header.yaml => 5: http.idempotency_header: required for class idempotency_key (the header that carries the execution id)
@@ -68,7 +68,8 @@ class ContractLoaderTest {
       ssh_missing.yaml => 7: ssh.host_key: required (the pinned host key, e.g. SHA256:...; an unknown key is never accepted)
       ssh_missing.yaml => 7: ssh.credential: required (a vault reference), or key_file for development
       syntax_error.yaml => 4: YAML syntax error: mapping values are not allowed here
-      typo_field.yaml => 13: fingerprnt: unknown field (did you mean 'fingerprint'?); known: tool, description, input_schema, output_schema, channel, http, ssh, replay, fingerprint, result
+      typo_field.yaml => 13: fingerprnt: unknown field (did you mean 'fingerprint'?); known: tool, description, input_schema, output_schema, channel, http, ssh, replay, fingerprint, result, mcp
+      unknown_keyword.yaml => 5: input_schema.properties.service.e.g. checkout: unknown JSON Schema keyword 'e.g. checkout' (a comma in an unquoted flow-mapping value starts a new key: quote the text, e.g. description: "…, e.g. …")
       """)
   void brokenContractIsRefusedWithFileLineAndField(String file, String error) {
     ContractLoadException e = assertThrows(ContractLoadException.class, () -> new ContractLoader().load(BROKEN));
@@ -80,7 +81,7 @@ class ContractLoaderTest {
   void everyBrokenFileReportsExactlyTheExpectedErrors() {
     ContractLoadException e = assertThrows(ContractLoadException.class, () -> new ContractLoader().load(BROKEN));
     // One line per case in the table above: no file produces extra, unexpected errors.
-    assertEquals(15, e.errors().size(), e.getMessage());
+    assertEquals(16, e.errors().size(), e.getMessage());
     assertEquals(e.getMessage(), String.join("\n", e.errors()));
   }
 
@@ -164,8 +165,41 @@ class ContractLoaderTest {
     ContractLoadException e = assertThrows(ContractLoadException.class, () -> new ContractLoader().load(tmp));
     assertEquals(List.of(
         tmp.resolve("t.yaml") + ":14: replay.status.not_executed: unknown field (did you mean 'not_executed_when'?); "
-            + "known: method, url, completed_when, not_executed_when"),
+            + "known: method, url, completed_when, not_executed_when, settle"),
         e.errors());
+  }
+
+  @Test
+  void statusSettleDefaultsToTheHttpTimeoutAndIsValidated() throws Exception {
+    String contract = "tool: t\n" + SCHEMA + """
+        channel: http
+        http: {method: POST, url: 'http://h/x', timeout: PT7S}
+        replay:
+          class: status_query
+          status:
+            method: GET
+            url: http://h/x/{{execution_id}}
+            completed_when: [200]
+            not_executed_when: [404]
+        """;
+    write("t.yaml", contract);
+    ToolContract plain = new ContractLoader().load(tmp).find("t").orElseThrow();
+    assertEquals(null, plain.replay().status().settle());
+    assertEquals(7_000, plain.settleMillis());
+
+    write("t.yaml", contract + "    settle: PT2M\n");
+    ToolContract settled = new ContractLoader().load(tmp).find("t").orElseThrow();
+    assertEquals(Duration.ofMinutes(2), settled.replay().status().settle());
+    assertEquals(120_000, settled.settleMillis());
+
+    write("t.yaml", contract + "    settle: two minutes\n");
+    ContractLoadException e = assertThrows(ContractLoadException.class, () -> new ContractLoader().load(tmp));
+    assertEquals(List.of(tmp.resolve("t.yaml") + ":15: replay.status.settle: 'two minutes' is not an ISO-8601 duration (e.g. PT30S, PT2M)"),
+        e.errors());
+
+    write("t.yaml", contract + "    settle: -PT1S\n");
+    e = assertThrows(ContractLoadException.class, () -> new ContractLoader().load(tmp));
+    assertEquals(List.of(tmp.resolve("t.yaml") + ":15: replay.status.settle: must not be negative, not -PT1S"), e.errors());
   }
 
   @Test
@@ -237,6 +271,146 @@ class ContractLoaderTest {
         () -> new ContractLoader().load(tmp.resolve("nope")));
     assertEquals(List.of(tmp.resolve("nope") + ": not a directory"), e.errors());
     assertEquals(List.of(tmp + ": no contracts (*.yaml) found"), new ContractLoader().load(tmp).warnings());
+  }
+
+  @Test
+  void shippedContractsLoadWithDescriptionsIntactAndNoLibraryWarning() throws Exception {
+    ch.qos.logback.classic.Logger root = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(
+        org.slf4j.Logger.ROOT_LOGGER_NAME);
+    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> seen = new ch.qos.logback.core.read.ListAppender<>();
+    seen.start();
+    root.addAppender(seen);
+    try {
+      ContractSet set = new ContractLoader(ContractVariables.of(java.util.Map.of(), java.util.Map.of())).load(Path.of("contracts"));
+      assertEquals(List.of(), set.warnings());
+      for (ToolContract c : set.contracts()) {
+        try { // compiles the schema as the first call does (where the library warned about stray keywords)
+          new io.onceport.frontend.fingerprint.ArgumentValidator().validate(c, new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode());
+        } catch (io.onceport.frontend.fingerprint.InvalidArgumentsException expected) {
+          // required arguments are missing: not what this test is about
+        }
+      }
+    } finally {
+      root.detachAppender(seen);
+    }
+    assertEquals(List.of(), seen.list.stream().filter(e -> e.getLevel().isGreaterOrEqual(ch.qos.logback.classic.Level.WARN))
+        .map(e -> e.getLoggerName() + ": " + e.getFormattedMessage()).toList());
+    ToolContract release = new ContractLoader(ContractVariables.of(java.util.Map.of(), java.util.Map.of()))
+        .load(Path.of("contracts")).find("create_release").orElseThrow();
+    com.fasterxml.jackson.databind.JsonNode service = new com.fasterxml.jackson.databind.ObjectMapper()
+        .readTree(release.inputSchema()).at("/properties/service");
+    assertEquals("{\"type\":\"string\",\"description\":\"Service to deploy, e.g. checkout\"}", service.toString());
+  }
+
+  @Test
+  void unknownSchemaKeywordsAreRefusedAtEveryDepthWithHints() throws Exception {
+    write("t.yaml", """
+        tool: t
+        input_schema:
+          type: object
+          requierd: [a]
+          properties:
+            "a b": {type: string}
+            list:
+              type: array
+              items: {type: string, maxLenght: 3}
+            pick:
+              anyOf:
+                - {type: string}
+                - {type: integer, definitions: {}}
+          $defs:
+            x: {type: object, propertys: {}}
+        channel: http
+        http: {method: GET, url: 'http://h/x'}
+        replay: {class: read_only}
+        """);
+    ContractLoadException e = assertThrows(ContractLoadException.class, () -> new ContractLoader().load(tmp));
+    String f = tmp.resolve("t.yaml") + ":";
+    assertEquals(List.of(
+        f + "4: input_schema.requierd: unknown JSON Schema keyword 'requierd' (did you mean 'required'?)",
+        f + "9: input_schema.properties.list.items.maxLenght: unknown JSON Schema keyword 'maxLenght' (did you mean 'maxLength'?)",
+        f + "13: input_schema.properties.pick.anyOf[1].definitions: 'definitions' is not a JSON Schema 2020-12 keyword; use $defs",
+        f + "15: input_schema.$defs.x.propertys: unknown JSON Schema keyword 'propertys' (did you mean 'properties'?)"),
+        e.errors());
+  }
+
+  @Test
+  void executionIdPlaceholderIsAcceptedInEveryTemplateButTheDispatchUrl() throws Exception {
+    write("h.yaml", "tool: h\n" + SCHEMA + """
+        channel: http
+        http:
+          method: POST
+          url: 'http://h/x/{{version}}'
+          headers: {X-Run: "{{execution_id}}"}
+          body: {id: "{{execution_id}}", version: "{{version}}"}
+          idempotency_header: Idempotency-Key
+        replay: {class: idempotency_key}
+        """);
+    write("s.yaml", "tool: s\n" + SCHEMA + """
+        channel: ssh
+        ssh: {host: h, user: u, host_key: "SHA256:k", credential: c, marker: true,
+              command: [migrate, --to, "{{version}}", --run-id, "{{execution_id}}"]}
+        replay: {class: status_query}
+        """);
+    ContractSet set = new ContractLoader().load(tmp);
+    assertEquals(List.of("migrate", "--to", "{{version}}", "--run-id", "{{execution_id}}"), set.find("s").orElseThrow().ssh().command());
+    assertEquals("{\"X-Run\":\"{{execution_id}}\"}", new com.fasterxml.jackson.databind.ObjectMapper()
+        .writeValueAsString(set.find("h").orElseThrow().http().headers()));
+    Files.writeString(tmp.resolve("h.yaml"), Files.readString(tmp.resolve("h.yaml")).replace("x/{{version}}", "x/{{execution_id}}"));
+    ContractLoadException e = assertThrows(ContractLoadException.class, () -> new ContractLoader().load(tmp));
+    assertEquals(List.of(tmp.resolve("h.yaml") + ":9: http.url: {{execution_id}} cannot be part of the dispatch URL: the "
+        + "URL is the fingerprint's target, computed before the execution exists; send it in a header, the body or "
+        + "idempotency_header"), e.errors());
+  }
+
+  @Test
+  void variablesComeFromSetThenTheEnvironmentThenTheDefault() throws Exception {
+    write("t.yaml", "tool: t\n" + SCHEMA + """
+        description: "costs $${PRICE} on ${HOST}"
+        channel: http
+        http:
+          method: GET
+          url: ${TARGET:-http://127.0.0.1:8766}/v1/${PATH_PART}
+          headers: {X-Env: "${ENV_NAME:-dev}"}
+        replay: {class: read_only}
+        """);
+    ContractVariables vars = ContractVariables.of(java.util.Map.of("PATH_PART", "from-env", "HOST", "h1", "ENV_NAME", ""),
+        java.util.Map.of("TARGET", "http://10.0.0.5:9000", "HOST", "h2"));
+    ToolContract c = new ContractLoader(vars).load(tmp).find("t").orElseThrow();
+    assertEquals("http://10.0.0.5:9000/v1/from-env", c.http().url());
+    assertEquals("costs ${PRICE} on h2", c.description());
+    assertEquals("dev", c.http().headers().get("X-Env"), "an empty variable takes the :- default, as in a shell");
+    ToolContract d = new ContractLoader(ContractVariables.of(java.util.Map.of("PATH_PART", "p", "HOST", "h"), java.util.Map.of()))
+        .load(tmp).find("t").orElseThrow();
+    assertEquals("http://127.0.0.1:8766/v1/p", d.http().url());
+  }
+
+  @Test
+  void anUndefinedVariableNamesFileLineFieldAndVariable() throws Exception {
+    write("t.yaml", "tool: t\n" + SCHEMA + """
+        channel: ssh
+        ssh: {host: "${SSH_HOST}", port: "${SSH_PORT}", user: u, host_key: "SHA256:k", credential: c, marker: true,
+              command: [ls, "${BAD NAME}"]}
+        replay: {class: status_query}
+        """);
+    ContractLoadException e = assertThrows(ContractLoadException.class,
+        () -> new ContractLoader(ContractVariables.of(java.util.Map.of("SSH_PORT", "2222"), java.util.Map.of())).load(tmp));
+    String f = tmp.resolve("t.yaml") + ":";
+    assertEquals(List.of(
+        f + "7: ssh.host: undefined variable ${SSH_HOST}: set it in the environment or with --set SSH_HOST=VALUE "
+            + "(or give a default: ${SSH_HOST:-VALUE})",
+        f + "8: ssh.command[1]: invalid variable reference '${BAD NAME}' (write ${NAME} or ${NAME:-default}, or $${ for a literal ${)"),
+        e.errors());
+    ToolContract c = new ContractLoader(ContractVariables.of(java.util.Map.of("SSH_PORT", "2222", "SSH_HOST", "db1"), java.util.Map.of()))
+        .load(writeFixed(tmp)).find("t").orElseThrow();
+    assertEquals("db1", c.ssh().host());
+    assertEquals(2222, c.ssh().port(), "a port from a variable arrives as text and is accepted");
+  }
+
+  private Path writeFixed(Path dir) throws IOException {
+    Path file = dir.resolve("t.yaml");
+    Files.writeString(file, Files.readString(file).replace(", \"${BAD NAME}\"", ""));
+    return dir;
   }
 
   private void write(String name, String text) throws IOException {

@@ -1,6 +1,7 @@
 package io.onceport.frontend.fingerprint;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -40,7 +41,18 @@ class WorkflowIdsTest {
   void emptyIntentKeyIsRefused() {
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> WorkflowIds.forIntentKey(KEY, "agent:a", ""));
-    assertEquals("Invalid intent key: must be 1-255 characters", e.getMessage());
+    assertEquals("Invalid intent key: it is empty", e.getMessage());
+  }
+
+  @Test
+  void intentKeyOver255CharactersOrWithAControlCharacterIsRefused() {
+    assertEquals("Invalid intent key: it is 256 characters long; the limit is 255", assertThrows(IllegalArgumentException.class,
+        () -> WorkflowIds.forIntentKey(KEY, "agent:a", "k".repeat(256))).getMessage());
+    assertEquals("Invalid intent key: it contains the control character U+000A; use printable characters only",
+        assertThrows(IllegalArgumentException.class, () -> WorkflowIds.forIntentKey(KEY, "agent:a", "deploy\n42")).getMessage());
+    // 255 characters is fine, also when each is a surrogate pair (510 UTF-16 units)
+    assertTrue(WorkflowIds.forIntentKey(KEY, "agent:a", "\uD83D\uDE00".repeat(255)).startsWith("onceport-key-"));
+    assertNull(IntentKeys.problem("k".repeat(255)));
   }
 
   static byte[] filled(byte b) {

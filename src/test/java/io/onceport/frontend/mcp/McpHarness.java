@@ -45,6 +45,7 @@ final class McpHarness implements AutoCloseable {
   HttpRequest.Builder request(McpServer s) {
     return HttpRequest.newBuilder(uri(s)).timeout(Duration.ofSeconds(20))
         .header("Authorization", "Bearer " + TOKEN)
+        .header("Content-Type", "application/json")
         .header("Accept", "application/json, text/event-stream");
   }
 

@@ -86,11 +86,65 @@ class TemporalCliServerTest {
   }
 
   @Test
-  void aServerThatCannotStartFailsWithItsOwnMessage() throws Exception {
+  void aServerThatCannotStartFailsWithItsOwnMessage() {
+    IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+        () -> TemporalCliServer.start(binary, data, "256.1.1.1", 17999, 0, true, null, Duration.ofSeconds(30)));
+    assertTrue(e.getMessage().startsWith("temporal server start-dev exited with status "), e.getMessage());
+  }
+
+  @Test
+  void aTakenPortFailsAtOnceAndALeftBehindServerIsNamedByItsPid() throws Exception {
     try (java.net.ServerSocket busy = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
       IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
           () -> TemporalCliServer.start(binary, data, "127.0.0.1", busy.getLocalPort(), 0, true, null, Duration.ofSeconds(30)));
-      assertTrue(e.getMessage().startsWith("temporal server start-dev exited with status "), e.getMessage());
+      assertEquals("cannot start the Temporal CLI server: gRPC port (--embedded-port) 127.0.0.1:" + busy.getLocalPort()
+          + " is already in use: something is listening there (another Temporal server or onceport serve?); stop it, "
+          + "or choose another port", e.getMessage());
+    }
+    TemporalCliServer first = TemporalCliServer.start(binary, data, "127.0.0.1", 0, 0, true, null, Duration.ofSeconds(90));
+    try {
+      assertEquals(first.pid() + " " + first.target() + "\n", Files.readString(data.resolve(TemporalCliServer.PID_FILE)));
+      IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+          () -> TemporalCliServer.start(binary, data, "127.0.0.1", first.port(), 0, true, null, Duration.ofSeconds(30)));
+      assertTrue(e.getMessage().contains("is still running as pid " + first.pid() + " (left by an earlier onceport serve?); "
+          + "stop it with `kill " + first.pid() + "`"), e.getMessage());
+    } finally {
+      first.close();
+    }
+    assertFalse(Files.exists(data.resolve(TemporalCliServer.PID_FILE)), "a clean stop removes the pid file");
+  }
+
+  /** kill -9 of `serve --engine temporal-cli`: no shutdown hook runs, yet its Temporal server goes too. */
+  @Test
+  void theServerDiesWithItsServeOnKill9AndTheNextServeStartsItsOwn() throws Exception {
+    Path work = Files.createDirectories(data.resolve("work"));
+    Files.createDirectories(work.resolve("contracts"));
+    Files.copy(Path.of("contracts/list_releases.yaml"), work.resolve("contracts/list_releases.yaml"));
+    Path serveData = work.resolve("data");
+    String[] args = {"serve", "--engine", "temporal-cli", "--embedded-port", Integer.toString(io.onceport.testing.Cluster.freePort()),
+        "--ui-port", Integer.toString(io.onceport.testing.Cluster.freePort()), "--listen", "127.0.0.1:0",
+        "--data", serveData.toString(), "--session-authorization", "auto"};
+    long firstPid;
+    io.onceport.testing.ChildProcess serve = io.onceport.testing.ChildProcess.onceport(work, args);
+    try {
+      serve.awaitLine("onceport: MCP endpoint", Duration.ofSeconds(120));
+      firstPid = Long.parseLong(Files.readString(serveData.resolve(TemporalCliServer.PID_FILE)).split(" ")[0]);
+      assertTrue(ProcessHandle.of(firstPid).map(ProcessHandle::isAlive).orElse(false), "the Temporal server runs");
+      serve.kill9();
+    } finally {
+      serve.close();
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (ProcessHandle.of(firstPid).map(ProcessHandle::isAlive).orElse(false) && System.nanoTime() < deadline) {
+      Thread.sleep(100);
+    }
+    assertFalse(ProcessHandle.of(firstPid).map(ProcessHandle::isAlive).orElse(false),
+        "the Temporal server " + firstPid + " outlived its serve");
+    try (io.onceport.testing.ChildProcess again = io.onceport.testing.ChildProcess.onceport(work, args)) {
+      again.awaitLine("onceport: MCP endpoint", Duration.ofSeconds(120));
+      long secondPid = Long.parseLong(Files.readString(serveData.resolve(TemporalCliServer.PID_FILE)).split(" ")[0]);
+      assertTrue(secondPid != firstPid && ProcessHandle.of(secondPid).map(ProcessHandle::isAlive).orElse(false),
+          "a fresh server of its own: " + secondPid);
     }
   }
 }

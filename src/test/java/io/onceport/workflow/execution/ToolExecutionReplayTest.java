@@ -41,9 +41,12 @@ class ToolExecutionReplayTest {
     if (Boolean.getBoolean("onceport.recordHistories")) {
       record();
     }
-    for (String prefix : new String[] {"", "before-memo-summary-", "before-local-authorization-"}) {
-      // "before-memo-summary-" and "before-local-authorization-": recorded before those
-      // Workflow.getVersion changes (memo summary; the ladder as a local activity); they must keep replaying.
+    if (Boolean.getBoolean("onceport.recordMultiProcessHistories")) {
+      recordMultiProcess();
+    }
+    for (String prefix : new String[] {"", "before-replay-policy-", "before-memo-summary-", "before-local-authorization-"}) {
+      // "before-…-": recorded before those Workflow.getVersion changes (the replay policy with
+      // state-only handlers; memo summary; the ladder as a local activity); they must keep replaying.
       for (String scenario : SCENARIOS) {
         String resource = "histories/" + prefix + "tool-execution-" + scenario + ".json";
         assertTrue(getClass().getClassLoader().getResource(resource) != null, "missing " + resource);
@@ -52,14 +55,60 @@ class ToolExecutionReplayTest {
     }
   }
 
+  /**
+   * Recorded from the multi-process set-up (an {@code onceport engine} and an {@code onceport
+   * worker} in their own JVMs): a delivery signal and an attach update that reached the workflow
+   * while it waited for a slow send, handled in one workflow task — the pair that replayed in the
+   * other order and stuck 21 executions with a NonDeterministicException when handlers issued
+   * commands.
+   */
+  @Test
+  void aSignalAndAnUpdateHandledInOneWorkflowTaskReplay() throws Exception {
+    for (String name : MULTI_PROCESS) {
+      String resource = "histories/" + name + ".json";
+      WorkflowExecutionHistory history = WorkflowExecutionHistory.fromJson(new String(
+          getClass().getClassLoader().getResourceAsStream(resource).readAllBytes()));
+      assertTrue(signalAndUpdateInOneTask(history), resource + " has no workflow task that handled both a signal and an update");
+      WorkflowReplayer.replayWorkflowExecution(history, ToolExecutionWorkflowImpl.class);
+    }
+  }
+
+  private static final String[] MULTI_PROCESS = {
+    "tool-execution-multi-process-signal-and-update-in-one-task", "tool-execution-multi-process-two-signals-and-updates"};
+
+  /**
+   * True when some workflow task had a signal delivered (signalled since the previous task started)
+   * and accepted an update in its completion (update-accepted events are written with it).
+   */
+  static boolean signalAndUpdateInOneTask(WorkflowExecutionHistory history) {
+    int signalsBeforeStart = 0;
+    boolean taskHadSignal = false;
+    for (io.temporal.api.history.v1.HistoryEvent e : history.getEvents()) {
+      switch (e.getEventType()) {
+        case EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED -> signalsBeforeStart++;
+        case EVENT_TYPE_WORKFLOW_TASK_STARTED -> {
+          taskHadSignal = signalsBeforeStart > 0;
+          signalsBeforeStart = 0;
+        }
+        case EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED -> {
+          if (taskHadSignal) {
+            return true;
+          }
+        }
+        default -> { }
+      }
+    }
+    return false;
+  }
+
   @Test
   void aChangedDecisionIsCaughtByReplay() throws Exception {
     // The replayer must fail on a history whose commands the code would not produce: take the
     // completed history and replay it as if the first dispatch had been a different activity type.
     String json = new String(getClass().getClassLoader()
         .getResourceAsStream("histories/tool-execution-completed-delivered.json").readAllBytes());
-    String tampered = json.replace("\"Dispatch\"", "\"QueryStatus\"");
-    assertTrue(!tampered.equals(json), "the history should schedule the Dispatch activity");
+    String tampered = json.replace("\"Send\"", "\"QueryStatus\"");
+    assertTrue(!tampered.equals(json), "the history should schedule the Send activity");
     WorkflowExecutionHistory history = WorkflowExecutionHistory.fromJson(tampered);
     try {
       WorkflowReplayer.replayWorkflowExecution(history, ToolExecutionWorkflowImpl.class);
@@ -105,10 +154,74 @@ class ToolExecutionReplayTest {
     }
   }
 
+  /**
+   * {@code mvn test -Dtest=ToolExecutionReplayTest -Donceport.recordMultiProcessHistories=true}:
+   * an engine and a worker as child processes (payload encryption off, so the history replays
+   * without keys), the demo target holding each send for a while; during the hold a delivery
+   * signal and an attach update arrive together and are handled in one workflow task.
+   */
+  private void recordMultiProcess() throws Exception {
+    Path dir = Path.of("src/test/resources/histories");
+    try (io.onceport.testing.Cluster cluster = new io.onceport.testing.Cluster()) {
+      int port = io.onceport.testing.Cluster.freePort();
+      String temporal = "127.0.0.1:" + port;
+      cluster.start("engine", "--port", Integer.toString(port)).awaitLine("onceport: embedded Temporal engine", Duration.ofSeconds(60));
+      io.onceport.testing.Cluster.awaitWorker(cluster.start("worker", "--temporal", temporal, "--task-queue", io.onceport.testing.Cluster.TASK_QUEUE,
+          "--data", cluster.data.toString(), "--session-authorization", "auto", "--journal-writer", "w1", "--embedded-engine",
+          "--payload-encryption", "off"));
+      ToolContract contract = new io.onceport.frontend.contract.ContractLoader().load(cluster.contracts).find("create_release").orElseThrow();
+      try (io.onceport.frontend.temporal.TemporalConnection connection = io.onceport.frontend.temporal.TemporalConnection.connect(
+          temporal, "default", true, null, Duration.ofSeconds(10))) {
+        WorkflowClient client = connection.client();
+        for (int n = 0; n < 2; n++) {
+          String name = MULTI_PROCESS[n];
+          for (int attempt = 0; ; attempt++) {
+            cluster.armFault("delay=2500", 1);
+            ExecutionInput input = ExecutionInput.of("hmac-sha256:" + "2".repeat(63) + n + attempt, contract.tool(), "agent:test", "actor:agent:test",
+                null, "s1", "http://127.0.0.1/v1/releases", "POST", contract, "{\"region\":\"us-east-1\",\"service\":\"mp\",\"version\":\"" + n + "." + attempt + "\"}", "auto");
+            ToolExecutionWorkflow stub = client.newWorkflowStub(ToolExecutionWorkflow.class, WorkflowOptions.newBuilder()
+                .setWorkflowId("replay-mp-" + n + "-" + attempt).setTaskQueue(io.onceport.testing.Cluster.TASK_QUEUE)
+                .setWorkflowIdConflictPolicy(WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING).build());
+            io.temporal.client.WorkflowUpdateHandle<ExecutionRecord> first = WorkflowClient.startUpdateWithStart(stub::attach,
+                new AttachRequest("call-a", input.fingerprint(), "1", "s1", null, null, "2025-06-18", "test/1", "127.0.0.1", "fe", "2026-01-01T00:00:00Z", 0),
+                UpdateOptions.<ExecutionRecord>newBuilder().setWaitForStage(WorkflowUpdateStage.COMPLETED).build(),
+                new WithStartWorkflowOperation<>(stub::run, input));
+            ExecutionRecord started = first.getResult();
+            ToolExecutionWorkflow running = client.newWorkflowStub(ToolExecutionWorkflow.class, started.workflowId(), Optional.of(started.runId()));
+            Thread.sleep(800); // the send is at the demo target now, held for 2.5 s
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+            try {
+              java.util.List<java.util.concurrent.Future<?>> all = new java.util.ArrayList<>();
+              all.add(pool.submit(() -> running.reportDelivery(new DeliveryReport("call-a", false, "2026-01-01T00:00:01Z", "client gone"))));
+              all.add(pool.submit(() -> running.attach(new AttachRequest("call-b", input.fingerprint(), "2", "s1", null, null, "2025-06-18", "test/1", "127.0.0.1", "fe", "2026-01-01T00:00:01Z", 10_000))));
+              if (n == 1) {
+                all.add(pool.submit(() -> running.recordCalls(java.util.List.of(new AttachRequest("call-c", input.fingerprint(), "3", "s1", null, null, "2025-06-18", "test/1", "127.0.0.1", "fe", "2026-01-01T00:00:01Z", 0)))));
+                all.add(pool.submit(() -> running.awaitChange(0, 5_000)));
+              }
+              for (java.util.concurrent.Future<?> f : all) {
+                f.get(60, java.util.concurrent.TimeUnit.SECONDS);
+              }
+            } finally {
+              pool.shutdownNow();
+            }
+            running.reportDeliveries(java.util.List.of(new DeliveryReport("call-b", true, "2026-01-01T00:00:03Z", "")));
+            client.newUntypedWorkflowStub(started.workflowId(), Optional.of(started.runId()), Optional.empty()).getResult(ExecutionRecord.class);
+            WorkflowExecutionHistory history = client.fetchHistory(started.workflowId(), started.runId());
+            if (signalAndUpdateInOneTask(history)) {
+              Files.writeString(dir.resolve(name + ".json"), history.toJson(true));
+              break;
+            }
+            assertTrue(attempt < 5, "no attempt put a signal and an update into one workflow task");
+          }
+        }
+      }
+    }
+  }
+
   private static ExecutionRecord start(WorkflowClient client, String id, ReplayClass replay) {
     ToolContract contract = Contracts.http("t_" + replay.wireName(), replay, "http://127.0.0.1:9", Duration.ofMinutes(5));
-    ExecutionInput input = new ExecutionInput("hmac-sha256:" + "0".repeat(64), "{}", contract.tool(), "agent:test", "actor:agent:test",
-        null, "s1", "http://127.0.0.1:9/v1/releases", "POST", contract, "{\"service\":\"a\",\"version\":\"1\"}", "{\"service\":\"a\",\"version\":\"1\"}");
+    ExecutionInput input = ExecutionInput.of("hmac-sha256:" + "0".repeat(64), contract.tool(), "agent:test", "actor:agent:test",
+        null, "s1", "http://127.0.0.1:9/v1/releases", "POST", contract, "{\"service\":\"a\",\"version\":\"1\"}", null);
     ToolExecutionWorkflow stub = client.newWorkflowStub(ToolExecutionWorkflow.class, WorkflowOptions.newBuilder()
         .setWorkflowId("replay-" + id).setTaskQueue("replay")
         .setWorkflowIdConflictPolicy(WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING).build());

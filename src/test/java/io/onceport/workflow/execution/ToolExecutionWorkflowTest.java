@@ -40,9 +40,13 @@ class ToolExecutionWorkflowTest {
   private static final RecordingJournal journal = new RecordingJournal();
   private static EngineHarness harness;
   private static int counter;
+  private static java.nio.file.Path operators;
+  private static io.onceport.activity.operator.OperatorKey ops;
 
   @BeforeAll
-  static void start() {
+  static void start() throws java.io.IOException {
+    operators = java.nio.file.Files.createTempDirectory("onceport-operators");
+    ops = io.onceport.testing.Operators.register(operators, "ops");
     String base = "http://127.0.0.1:9";
     harness = new EngineHarness(
         new SimplePreparation(
@@ -50,12 +54,16 @@ class ToolExecutionWorkflowTest {
             Contracts.http("irreversible_tool", ReplayClass.IRREVERSIBLE, base, Duration.ofMinutes(5)),
             Contracts.http("keyed_tool", ReplayClass.IDEMPOTENCY_KEY, base, Duration.ofMinutes(5)),
             Contracts.http("short_window_tool", ReplayClass.STATUS_QUERY, base, Duration.ofSeconds(2))),
-        dispatch, journal, new AllowAll());
+        dispatch, journal, new AllowAll(),
+        new io.onceport.activity.operator.OperatorActivitiesImpl(new io.onceport.activity.operator.OperatorRegistry(operators)));
   }
 
   @AfterAll
-  static void stop() {
+  static void stop() throws java.io.IOException {
     harness.close();
+    try (var files = java.nio.file.Files.walk(operators)) {
+      files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
   }
 
   @BeforeEach
@@ -139,9 +147,12 @@ class ToolExecutionWorkflowTest {
 
     ToolExecutionWorkflow stub = harness.connection.client().newWorkflowStub(
         ToolExecutionWorkflow.class, first.record().workflowId(), java.util.Optional.of(first.record().runId()));
-    ExecutionRecord resolved = stub.resolve(new Resolution(Resolution.Decision.COMPLETED, "checked the ledger", "ops"));
+    ExecutionRecord resolved = stub.resolve(io.onceport.testing.Operators.resolution(
+        ops, first.record(), Resolution.Decision.COMPLETED, "checked the ledger", java.time.Instant.now()));
     assertEquals(ExecutionState.COMPLETED, resolved.state());
     assertEquals("completed", resolved.review().decision());
+    assertEquals("ops", resolved.review().by());
+    assertEquals("checked the ledger", resolved.review().reason());
     assertEquals(1, dispatch.dispatched.size());
   }
 
@@ -158,14 +169,76 @@ class ToolExecutionWorkflowTest {
   }
 
   @Test
-  void statusQueryProvingNothingRanDispatchesAgainUnderTheSameExecutionId() throws Exception {
+  void statusQueryProvingNothingRanDispatchesAgainUnderTheSameExecutionIdOnlyAfterTheSettleTime() throws Exception {
+    // The contract's settle time is its HTTP timeout (5 s): a 404 right after the unknown outcome
+    // proves nothing (the first request may still be running at the target); the one asked after
+    // the settle time does.
     dispatch.then(ScriptedDispatch.unknown());
     dispatch.thenStatus(new StatusResult(StatusResult.Verdict.NOT_EXECUTED, null, "404"));
-    CallResult result = harness.gateway.call(call("status_tool", args(), "1", 15_000));
+    dispatch.thenStatus(new StatusResult(StatusResult.Verdict.NOT_EXECUTED, null, "404"));
+    CallResult result = harness.gateway.call(call("status_tool", args(), "1", 20_000));
     assertEquals(ExecutionState.COMPLETED, result.record().state());
     assertEquals(2, dispatch.dispatched.size());
+    assertEquals(2, dispatch.statusQueries.size());
     assertEquals(dispatch.dispatched.get(0).executionId(), dispatch.dispatched.get(1).executionId());
     assertEquals(2, dispatch.dispatched.get(1).attempt());
+    List<ExecutionRecord.Send> sends = result.record().sends();
+    assertEquals(List.of("outcome_unknown", "answered"), sends.stream().map(ExecutionRecord.Send::observed).toList());
+    assertEquals(2, result.record().dispatchAttempts());
+    long firstEnded = Instant.parse(sends.get(0).endedAt()).toEpochMilli();
+    long proofAt = Instant.parse(result.record().statusChecks().get(1).at()).toEpochMilli();
+    long resentAt = Instant.parse(sends.get(1).startedAt()).toEpochMilli();
+    assertTrue(proofAt - firstEnded >= 5_000, "proof asked " + (proofAt - firstEnded) + " ms after the first send ended");
+    assertTrue(resentAt >= proofAt);
+    assertEquals("query_status", sends.get(0).decision());
+    assertEquals("settle_completed", sends.get(1).decision());
+  }
+
+  @Test
+  void aStatusAnswerInNeitherListNeverLeadsToAResend() throws Exception {
+    dispatch.then(ScriptedDispatch.unknown());
+    for (int i = 0; i < 20; i++) {
+      dispatch.thenStatus(new StatusResult(StatusResult.Verdict.UNKNOWN, ScriptedDispatch.ok(202, "processing"), "202 in neither list"));
+    }
+    CallResult result = harness.gateway.call(call("status_tool", args(), "1", 3_000));
+    ExecutionRecord record = result.record();
+    assertTrue(record.state() == ExecutionState.VERIFYING || record.state() == ExecutionState.NEEDS_REVIEW, record.state().toString());
+    assertEquals(1, dispatch.dispatched.size());
+    assertTrue(dispatch.statusQueries.size() >= 2, "polled: " + dispatch.statusQueries.size());
+    // It would poll on (bounded) and take the next tests' scripted verdicts: stop it here.
+    harness.connection.client().newUntypedWorkflowStub(record.workflowId(), java.util.Optional.of(record.runId()), java.util.Optional.empty())
+        .terminate("test finished");
+  }
+
+  @Test
+  void aWorkerLostMidSendAndTheResendUnderTheSameKeyAreTwoSends() throws Exception {
+    // The first send never answers and never heartbeats, as a killed worker: the server times it
+    // out (heartbeat, 15 s); the replay policy re-sends an idempotency_key tool under the same key.
+    dispatch.then(ScriptedDispatch.slow(25_000, ScriptedDispatch.ok(201, "{}")));
+    CallResult first = harness.gateway.call(call("keyed_tool", args(), "1", 1_000));
+    ExecutionRecord r = io.onceport.testing.Records.await(harness.directory, first.record().executionId(),
+        x -> x.state() == ExecutionState.COMPLETED, Duration.ofSeconds(40));
+    assertEquals(List.of("worker_lost", "answered"), r.sends().stream().map(ExecutionRecord.Send::observed).toList());
+    assertEquals(2, r.dispatchAttempts());
+    assertEquals(r.executionId(), r.sends().get(0).key());
+    assertEquals(r.executionId(), r.sends().get(1).key());
+    assertEquals("resend_same_key", r.sends().get(0).decision());
+    assertEquals(2, dispatch.dispatched.size());
+    assertEquals(dispatch.dispatched.get(0).executionId(), dispatch.dispatched.get(1).executionId());
+    assertTrue(journal.entries.stream().anyMatch(e -> e.executionId().equals(r.executionId())
+        && e.transition().equals("outcome_unknown") && "worker_lost".equals(e.detail().get("observed"))));
+  }
+
+  @Test
+  void anUnknownOutcomeOfAnIdempotencyKeyToolIsResentUnderTheSameKeyThenReviewed() throws Exception {
+    for (int i = 0; i < 4; i++) {
+      dispatch.then(ScriptedDispatch.unknown());
+    }
+    CallResult first = harness.gateway.call(call("keyed_tool", args(), "1", 20_000));
+    assertEquals(ExecutionState.NEEDS_REVIEW, first.record().state(), first.record().message());
+    assertEquals(4, first.record().sends().size());
+    assertEquals(4, dispatch.dispatched.size());
+    assertTrue(dispatch.dispatched.stream().allMatch(d -> d.executionId().equals(first.record().executionId())));
   }
 
   @Test

@@ -17,13 +17,17 @@ import org.junit.jupiter.api.Test;
 
 /** The session workflow's own life cycle, in the time-skipping test environment. */
 class AgentSessionWorkflowTest {
+  @org.junit.jupiter.api.io.TempDir java.nio.file.Path data;
+
   @Test
   void anIdleSessionEndsItselfAfterADayAndItsAuthorizationEndsWithIt() {
     RecordingSessionJournal journal = new RecordingSessionJournal();
+    var carol = io.onceport.testing.Operators.register(data, "carol");
     try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance()) {
       Worker worker = env.newWorker("sessions");
       worker.registerWorkflowImplementationTypes(AgentSessionWorkflowImpl.class);
-      worker.registerActivitiesImplementations(new SessionJournalActivitiesImpl(journal));
+      worker.registerActivitiesImplementations(new SessionJournalActivitiesImpl(journal),
+          new io.onceport.activity.operator.OperatorActivitiesImpl(new io.onceport.activity.operator.OperatorRegistry(data)));
       env.start();
       WorkflowClient client = env.getWorkflowClient();
       AgentSessionWorkflow session = client.newWorkflowStub(AgentSessionWorkflow.class, WorkflowOptions.newBuilder()
@@ -32,7 +36,7 @@ class AgentSessionWorkflowTest {
       batch.add(session::run, new AgentSessionInput("mcp:idle", "alice"));
       batch.add(session::started, new SessionStarted("mcp:idle", "alice", "claude", "1.2", "2025-06-18", "127.0.0.1", "2026-11-30T06:00:00Z"));
       client.signalWithStart(batch);
-      session.authorize(new SessionDecision("operator:carol", ""));
+      session.authorize(io.onceport.testing.Operators.session(carol, "mcp:idle", "authorize", ""));
 
       env.sleep(AgentSessionWorkflowImpl.IDLE_CLOSE.plus(Duration.ofMinutes(1)));
       SessionRecord closed = WorkflowStub.fromTyped(session).getResult(SessionRecord.class);

@@ -1,0 +1,110 @@
+package io.onceport.workflow.execution;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.onceport.frontend.gateway.CallResult;
+import io.onceport.frontend.gateway.ToolCall;
+import io.onceport.testing.AllowAll;
+import io.onceport.testing.Contracts;
+import io.onceport.testing.EngineHarness;
+import io.onceport.testing.RecordingJournal;
+import io.onceport.testing.ScriptedDispatch;
+import io.onceport.testing.SimplePreparation;
+import io.onceport.workflow.contract.ReplayClass;
+import io.temporal.api.enums.v1.EventType;
+import io.temporal.api.history.v1.HistoryEvent;
+import io.temporal.common.WorkflowExecutionHistory;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * What one simple call costs in history: a call that completes at once and whose result is
+ * delivered. Prints the figures (compare {@code histories/before-replay-policy-tool-execution-completed-delivered.json},
+ * recorded before the replay policy: 39 events, 3 workflow tasks, 5 journal local activities, 6
+ * search-attribute upserts, 6 memo modifications, 2 timers) and holds the budget.
+ *
+ * <p>The floor: the answer is returned in the second workflow task (the one the dispatch result
+ * arrives in); recording the delivery needs a third, because the front end learns it only after
+ * that answer left — and the execution must stay open until then, or a retry of a lost response
+ * would start a second run and dispatch again.
+ */
+@Timeout(value = 90, unit = TimeUnit.SECONDS)
+class ToolExecutionCostTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ScriptedDispatch dispatch = new ScriptedDispatch();
+  private static final RecordingJournal journal = new RecordingJournal();
+  private static EngineHarness harness;
+
+  @BeforeAll
+  static void start() {
+    dispatch.journal = journal;
+    harness = new EngineHarness(new SimplePreparation(
+        Contracts.http("simple_tool", ReplayClass.STATUS_QUERY, "http://127.0.0.1:9", Duration.ofMinutes(5))),
+        dispatch, journal, new AllowAll());
+  }
+
+  @AfterAll
+  static void stop() {
+    harness.close();
+  }
+
+  static Map<String, Integer> count(List<HistoryEvent> events) {
+    Map<String, Integer> n = new TreeMap<>();
+    n.put("events", events.size());
+    for (HistoryEvent e : events) {
+      String key = switch (e.getEventType()) {
+        case EVENT_TYPE_WORKFLOW_TASK_COMPLETED -> "workflow tasks";
+        case EVENT_TYPE_MARKER_RECORDED -> e.getMarkerRecordedEventAttributes().getMarkerName().equals("LocalActivity")
+            ? "local activities" : "version markers";
+        case EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES -> "search-attribute upserts";
+        case EVENT_TYPE_WORKFLOW_PROPERTIES_MODIFIED -> "memo modifications";
+        case EVENT_TYPE_TIMER_STARTED -> "timers";
+        case EVENT_TYPE_ACTIVITY_TASK_SCHEDULED -> "activities";
+        default -> null;
+      };
+      if (key != null) {
+        n.merge(key, 1, Integer::sum);
+      }
+    }
+    return n;
+  }
+
+  @Test
+  void oneSimpleCallStaysWithinItsHistoryBudget() throws Exception {
+    ToolCall call = new ToolCall("agent:deployer", "simple_tool", JSON.readTree("{\"service\":\"catalog\",\"version\":\"1\"}"),
+        null, null, "session-1", "1", "2025-06-18", "test/1", "127.0.0.1", 10_000);
+    CallResult result = harness.gateway.call(call);
+    assertEquals(ExecutionState.COMPLETED, result.record().state());
+    harness.gateway.reportDelivery(result.record().executionId(), new DeliveryReport(result.callId(), true, Instant.now().toString(), ""));
+    io.onceport.testing.Records.awaitClosed(harness.directory, result.record().executionId(), Duration.ofSeconds(15));
+
+    WorkflowExecutionHistory history = harness.connection.client().fetchHistory(result.record().workflowId(), result.record().runId());
+    Map<String, Integer> now = count(history.getEvents());
+    WorkflowExecutionHistory before = WorkflowExecutionHistory.fromJson(new String(getClass().getClassLoader()
+        .getResourceAsStream("histories/before-replay-policy-tool-execution-completed-delivered.json").readAllBytes()));
+    Map<String, Integer> then = count(before.getEvents());
+    System.out.println("one simple call, before the replay policy: " + then);
+    System.out.println("one simple call, now:                      " + now);
+
+    assertEquals(3, now.get("workflow tasks"), "answer in the second task, delivery in the third: " + now);
+    assertTrue(now.get("events") <= 27, "events: " + now);
+    assertEquals(1, now.get("activities"), now.toString());
+    assertTrue(now.getOrDefault("local activities", 0) <= 2, "the ladder and the delivered entry: " + now);
+    assertTrue(now.getOrDefault("search-attribute upserts", 0) <= 3, "dispatched, completed, delivered: " + now);
+    assertTrue(now.getOrDefault("memo modifications", 0) <= 2, "completed, delivered: " + now);
+    // The journal still has every transition, in order, with the outcome written by the send itself.
+    List<String> transitions = journal.entries.stream()
+        .filter(e -> e.executionId().equals(result.record().executionId())).map(e -> e.transition()).toList();
+    assertEquals(List.of("accepted", "call", "authorized", "outcome", "delivered"), transitions);
+  }
+}
