@@ -32,9 +32,12 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 class WorkerTuningTest {
   private static final ObjectMapper JSON = new ObjectMapper();
+
+  @TempDir java.nio.file.Path dir;
 
   @Test
   void boundsAreCheckedWithExactMessages() {
@@ -71,12 +74,17 @@ class WorkerTuningTest {
   void waitingExecutionsBeyondTheCacheHoldNoThreadAndStillCompleteOnceWhenTheyWake() throws Exception {
     ScriptedDispatch dispatch = new ScriptedDispatch();
     RecordingJournal journal = new RecordingJournal();
+    // carol's key registered where the worker verifies operators' signed decisions; no fingerprint key there.
+    java.nio.file.Path data = dir.resolve("data");
+    java.nio.file.Path key = dir.resolve("carol.key");
+    io.onceport.testing.Operators.register(data, "carol").write(key, false);
     try (EngineHarness harness = new EngineHarness(
         new SimplePreparation(Contracts.http("cached_tool", ReplayClass.IDEMPOTENCY_KEY, "http://127.0.0.1:9", Duration.ofMinutes(5))),
         new WorkerTuning(2, 8),
         client -> new Object[] {dispatch, journal, new AuthorizationActivitiesImpl(null,
             SessionAuthorities.forPolicy("operator", client, EngineHarness.TASK_QUEUE), Duration.ofMinutes(10)),
-            new SessionJournalActivitiesImpl(new RecordingSessionJournal())})) {
+            new SessionJournalActivitiesImpl(new RecordingSessionJournal()),
+            new io.onceport.activity.operator.OperatorActivitiesImpl(new io.onceport.activity.operator.OperatorRegistry(data))})) {
       List<String> sessions = new ArrayList<>();
       List<String> ids = new ArrayList<>();
       for (int i = 0; i < 6; i++) {
@@ -106,8 +114,8 @@ class WorkerTuningTest {
         var cl = OnceportCommand.commandLine();
         cl.setOut(new PrintWriter(out));
         cl.setErr(new PrintWriter(err));
-        assertEquals(0, cl.execute("sessions", "authorize", session, "--yes", "--by", "carol",
-            "--temporal", harness.engine.target()), err.toString());
+        assertEquals(0, cl.execute("sessions", "authorize", session, "--yes", "--key-file", key.toString(),
+            "--data", data.toString(), "--temporal", harness.engine.target()), err.toString());
       }
       for (String id : ids) {
         ExecutionRecord done = awaitCompleted(harness, id);
