@@ -68,6 +68,8 @@ public final class SoakBench {
   static final String ACTOR = "agent:soak";
   static final int HISTORY_EVERY = 200;
   static final int HISTORY_WAITING = 3;
+  /** Times a waiting execution the engine turned away as busy is called again before the soak gives up. */
+  static final int BUSY_RETRIES = 20;
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final long KIB = 1024;
 
@@ -256,6 +258,12 @@ public final class SoakBench {
           }
           String intentKey = n < HISTORY_WAITING ? "soak-waiting-" + n : null;
           JsonNode answer = caller.call(TOOL, JSON.createObjectNode().put("n", "w" + n), intentKey, true);
+          // "busy: … nothing was started for it; retry the same call": what a client must do, so the soak does it.
+          for (int attempt = 1; busy(answer) && attempt <= BUSY_RETRIES; attempt++) {
+            run.busyRetries.incrementAndGet();
+            Thread.sleep(Math.min(10_000, 500L << Math.min(attempt, 5)));
+            answer = caller.call(TOOL, JSON.createObjectNode().put("n", "w" + n), intentKey, true);
+          }
           String status = answer.at("/result/task/status").asText("");
           if (!status.equals("input_required") && !status.equals("working")) {
             throw new IllegalStateException("a waiting execution answered " + answer);
@@ -273,6 +281,12 @@ public final class SoakBench {
     run.waiting = settings.waiting();
   }
 
+  /** A gateway answer that says nothing was started and the same call should be retried. */
+  static boolean busy(JsonNode answer) {
+    JsonNode sc = answer.at("/result/structuredContent");
+    return sc.path("busy").asBoolean(false) && sc.path("retry").asBoolean(false);
+  }
+
   /** The state of one soak: counters, samples, and what the samples read. */
   private final class Run {
     final TemporalConnection connection;
@@ -283,6 +297,8 @@ public final class SoakBench {
     final AtomicLong seq = new AtomicLong();
     final AtomicLong errors = new AtomicLong();
     final AtomicLong errorsInARow = new AtomicLong();
+    /** Waiting executions the engine turned away ("busy", nothing started) and the soak called again. */
+    final AtomicLong busyRetries = new AtomicLong();
     final AtomicReference<String> firstError = new AtomicReference<>();
     final AtomicReference<String> broken = new AtomicReference<>();
     final Deque<String> completedIds = new ArrayDeque<>();
@@ -511,6 +527,7 @@ public final class SoakBench {
     sum.put("target_requests", run.target.requests());
     sum.put("target_requests_without_key", run.target.requestsWithoutKey());
     sum.put("waiting_at_end", stillWaiting);
+    sum.put("waiting_busy_retries", run.busyRetries.get());
     if (settings.waiting() > 0) {
       ObjectNode w = sum.putObject("per_waiting_execution");
       w.put("heap_kib", round((heapKib(waitingSample) - heapKib(baseline)) / (double) settings.waiting()));
@@ -556,9 +573,10 @@ public final class SoakBench {
         s.get("engine").asText(), s.get("engine_choice").asText(), s.get("duration").asText(), s.get("rate").asText(),
         s.get("callers").asInt(), s.get("waiting").asInt(), s.get("waiting_per_session").asInt(),
         s.get("workflow_cache_size").asInt(), s.get("workflow_threads").asInt(), s.get("max_heap_mib").asLong()));
-    out.add(String.format("  completed %d (errors %d), target requests %d (%d without an Idempotency-Key), still waiting at the end %d",
+    out.add(String.format("  completed %d (errors %d), target requests %d (%d without an Idempotency-Key), still waiting at the end %d"
+            + " (busy answers retried while creating them: %d)",
         m.get("completed").asLong(), m.get("errors").asLong(), m.get("target_requests").asLong(),
-        m.get("target_requests_without_key").asLong(), m.get("waiting_at_end").asLong()));
+        m.get("target_requests_without_key").asLong(), m.get("waiting_at_end").asLong(), m.path("waiting_busy_retries").asLong()));
     if (m.has("per_completed_execution")) {
       JsonNode c = m.get("per_completed_execution");
       out.add(String.format("  per completed execution (%d → %d): heap after GC %+.2f KiB, jvm RSS %+.2f KiB, engine RSS %+.2f KiB",

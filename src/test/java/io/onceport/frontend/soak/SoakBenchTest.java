@@ -1,6 +1,7 @@
 package io.onceport.frontend.soak;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -98,6 +99,18 @@ class SoakBenchTest {
     assertTrue(end.contains(" | engine rss ") && end.matches(".* db +[0-9.]+ MiB .*"), end);
     assertTrue(run.out().contains("soak summary: engine temporal-cli (--engine temporal-cli, "), run.out());
     assertTrue(run.out().contains("  completed "), run.out());
+  }
+
+  @Test
+  void onlyAnAnswerSayingBusyAndRetryIsCalledAgain() throws Exception {
+    com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+    assertTrue(SoakBench.busy(json.readTree(
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"structuredContent\":{\"execution_id\":null,\"busy\":true,\"retry\":true}}}")));
+    assertFalse(SoakBench.busy(json.readTree(
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"structuredContent\":{\"busy\":true,\"retry\":false}}}")));
+    assertFalse(SoakBench.busy(json.readTree(
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"task\":{\"taskId\":\"t\",\"status\":\"input_required\"}}}")));
+    assertFalse(SoakBench.busy(json.readTree("{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32603,\"message\":\"x\"}}")));
   }
 
   @Test
