@@ -257,13 +257,7 @@ public final class SoakBench {
             return null;
           }
           String intentKey = n < HISTORY_WAITING ? "soak-waiting-" + n : null;
-          JsonNode answer = caller.call(TOOL, JSON.createObjectNode().put("n", "w" + n), intentKey, true);
-          // "busy: … nothing was started for it; retry the same call": what a client must do, so the soak does it.
-          for (int attempt = 1; busy(answer) && attempt <= BUSY_RETRIES; attempt++) {
-            run.busyRetries.incrementAndGet();
-            Thread.sleep(Math.min(10_000, 500L << Math.min(attempt, 5)));
-            answer = caller.call(TOOL, JSON.createObjectNode().put("n", "w" + n), intentKey, true);
-          }
+          JsonNode answer = callWaiting(caller, n, intentKey, run);
           String status = answer.at("/result/task/status").asText("");
           if (!status.equals("input_required") && !status.equals("working")) {
             throw new IllegalStateException("a waiting execution answered " + answer);
@@ -279,6 +273,32 @@ public final class SoakBench {
       f.get(10, TimeUnit.MINUTES);
     }
     run.waiting = settings.waiting();
+  }
+
+  /**
+   * One waiting execution's call, called again (same session, same arguments: it attaches to what
+   * the first one started, if anything) while the gateway answers "busy" (nothing was started,
+   * retry the same call) or the answer does not come within the caller's timeout — what a client
+   * must do, so the soak does it on an overloaded machine instead of ending.
+   */
+  private static JsonNode callWaiting(McpCaller caller, long n, String intentKey, Run run) throws Exception {
+    for (int attempt = 1; ; attempt++) {
+      JsonNode answer;
+      try {
+        answer = caller.call(TOOL, JSON.createObjectNode().put("n", "w" + n), intentKey, true);
+      } catch (java.net.http.HttpTimeoutException e) {
+        if (attempt > BUSY_RETRIES) {
+          throw e;
+        }
+        run.busyRetries.incrementAndGet();
+        continue;
+      }
+      if (!busy(answer) || attempt > BUSY_RETRIES) {
+        return answer;
+      }
+      run.busyRetries.incrementAndGet();
+      Thread.sleep(Math.min(10_000, 500L << Math.min(attempt, 5)));
+    }
   }
 
   /** A gateway answer that says nothing was started and the same call should be retried. */
@@ -297,7 +317,7 @@ public final class SoakBench {
     final AtomicLong seq = new AtomicLong();
     final AtomicLong errors = new AtomicLong();
     final AtomicLong errorsInARow = new AtomicLong();
-    /** Waiting executions the engine turned away ("busy", nothing started) and the soak called again. */
+    /** Waiting executions' calls made again: the engine turned them away ("busy", nothing started) or they timed out. */
     final AtomicLong busyRetries = new AtomicLong();
     final AtomicReference<String> firstError = new AtomicReference<>();
     final AtomicReference<String> broken = new AtomicReference<>();
@@ -574,7 +594,7 @@ public final class SoakBench {
         s.get("callers").asInt(), s.get("waiting").asInt(), s.get("waiting_per_session").asInt(),
         s.get("workflow_cache_size").asInt(), s.get("workflow_threads").asInt(), s.get("max_heap_mib").asLong()));
     out.add(String.format("  completed %d (errors %d), target requests %d (%d without an Idempotency-Key), still waiting at the end %d"
-            + " (busy answers retried while creating them: %d)",
+            + " (calls made again while creating them, busy or timed out: %d)",
         m.get("completed").asLong(), m.get("errors").asLong(), m.get("target_requests").asLong(),
         m.get("target_requests_without_key").asLong(), m.get("waiting_at_end").asLong(), m.path("waiting_busy_retries").asLong()));
     if (m.has("per_completed_execution")) {
