@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.onceport.testing.TemporalCli;
 import io.onceport.workflow.execution.ToolExecutionWorkflow;
-import io.onceport.workflow.execution.ToolExecutionWorkflowImpl;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.common.SearchAttributes;
 import java.nio.file.Path;
@@ -45,7 +44,7 @@ class WaitingGaugeTest {
   private static void start(TemporalConnection connection, String id, String state) {
     connection.client().newUntypedWorkflowStub(ToolExecutionWorkflow.TYPE, WorkflowOptions.newBuilder()
         .setTaskQueue("nobody-polls").setWorkflowId(id)
-        .setTypedSearchAttributes(SearchAttributes.newBuilder().set(ToolExecutionWorkflowImpl.SA_STATE, state).build())
+        .setTypedSearchAttributes(SearchAttributes.newBuilder().set(io.onceport.workflow.execution.ExecutionSearchAttributes.SA_STATE, state).build())
         .build()).start();
   }
 }
