@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -70,6 +71,8 @@ public final class BenchCommand implements Callable<Integer> {
       description = "Side-effecting demo tool to call; it takes service and version (default: ${DEFAULT-VALUE}).")
   String tool;
 
+  @Mixin SoakOptions soak;
+
   @Option(names = "--contracts", defaultValue = "contracts", description = "The demo contracts (default: ${DEFAULT-VALUE}).")
   Path contracts;
 
@@ -92,6 +95,9 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    if (soak.requested()) {
+      return soak.run(spec, json);
+    }
     if (report != null) {
       com.fasterxml.jackson.databind.JsonNode saved;
       try {

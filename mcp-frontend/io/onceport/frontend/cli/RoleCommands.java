@@ -82,6 +82,7 @@ final class RoleCommands {
     @Spec CommandSpec spec;
     @Mixin RoleOptions.Common common;
     @Mixin RoleOptions.Worker worker;
+    @Mixin WorkerTuningOptions tuning;
 
     @Option(names = "--embedded-engine", description = "The engine is `onceport engine` (the test server): disable sticky execution.")
     boolean embeddedEngine;
@@ -98,6 +99,7 @@ final class RoleCommands {
     @Override
     public Integer call() throws Exception {
       common.validate();
+      io.onceport.frontend.temporal.WorkerTuning workerTuning = tuning.tuning();
       StartupChecks.journalWriterFree(common.data(), worker.journalWriter);
       VaultService vault = worker.openVault(common.data());
       List<AutoCloseable> running = new ArrayList<>();
@@ -107,7 +109,7 @@ final class RoleCommands {
         TemporalConnection connection = RoleOptions.connectRetrying(common, common.temporal.target(), embeddedEngine, metrics, "worker");
         running.add(connection);
         running.add(WorkerRuntime.start(connection, common.taskQueue, common.data(), vault, common.sessionAuthorization,
-            worker.approvalTimeout, worker.journalWriter));
+            worker.approvalTimeout, worker.journalWriter, workerTuning));
         if (metricsListen != null) {
           HostPort at = ServeCommand.parse("--metrics-listen", metricsListen);
           running.add(MetricsServer.start(at.host(), at.port(), metrics,

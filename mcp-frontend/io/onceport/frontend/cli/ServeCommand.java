@@ -8,9 +8,10 @@ import io.onceport.frontend.runtime.FrontendSettings;
 import io.onceport.frontend.runtime.HostPort;
 import io.onceport.frontend.runtime.StartupChecks;
 import io.onceport.frontend.runtime.WorkerRuntime;
-import io.onceport.frontend.temporal.EmbeddedEngine;
+import io.onceport.frontend.temporal.LocalEngine;
 import io.onceport.frontend.temporal.TemporalCliServer;
 import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.frontend.temporal.WorkerTuning;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,19 +25,29 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code onceport serve}: engine, worker and MCP front end in one JVM. By default the engine is the
- * embedded Temporal test server on 127.0.0.1:7233 (in memory: executions are lost when the process
- * exits); {@code --engine temporal-cli} runs the Temporal CLI's dev server with its database in the
- * data dir; {@code --temporal} uses a running cluster instead.
+ * {@code onceport serve}: engine, worker and MCP front end in one JVM. Without {@code --temporal}
+ * it starts an engine itself ({@link LocalEngine}): by default ({@code --engine auto}) the Temporal
+ * CLI's dev server with its database in the data dir whenever the {@code temporal} binary is
+ * installed, else the embedded Temporal test server (in memory, for tests and demos). The start-up
+ * line names the engine and why it was chosen.
  */
 @Command(
     name = "serve",
     mixinStandardHelpOptions = true,
     description = {
-      "Run the gateway: Temporal engine, worker and MCP front end in one process.",
-      "Default: the embedded engine (in memory, development only) on 127.0.0.1:7233, MCP at http://127.0.0.1:8765/mcp."
+      "Run the gateway: Temporal engine, worker and MCP front end in one process; MCP at http://127.0.0.1:8765/mcp.",
+      "Engine (--engine auto): the Temporal CLI's dev server (durable, DATA/temporal.db, UI on 8233) when the `temporal` "
+          + "binary is installed, else the embedded engine (in memory, for tests and demos).",
+      "On this machine auto uses: ${sys:onceport.serve.auto-engine}."
     })
 public final class ServeCommand implements Callable<Integer> {
+  static {
+    // Read by the description above when --help is printed: what auto would pick here, and why.
+    if (System.getProperty("onceport.serve.auto-engine") == null) {
+      System.setProperty("onceport.serve.auto-engine", LocalEngine.describeAuto());
+    }
+  }
+
   @Spec CommandSpec spec;
   @Mixin RoleOptions.Common common;
   @Mixin RoleOptions.Worker worker;
@@ -46,13 +57,19 @@ public final class ServeCommand implements Callable<Integer> {
       description = "Port of the engine on 127.0.0.1 (embedded or temporal-cli; default: ${DEFAULT-VALUE}).")
   int embeddedPort;
 
-  @Option(names = "--engine", paramLabel = "embedded|temporal-cli", defaultValue = "embedded",
-      description = "Engine when --temporal is not given: the embedded test server (in memory), or the Temporal CLI's "
-          + "dev server (durable SQLite in DATA/temporal.db, with the Temporal UI; needs `temporal` on PATH). Default: ${DEFAULT-VALUE}.")
+  @Option(names = "--engine", paramLabel = "auto|embedded|temporal-cli", defaultValue = "auto",
+      description = "Engine when --temporal is not given. temporal-cli: the Temporal CLI's dev server (durable SQLite in "
+          + "DATA/temporal.db, closed runs kept 24 h, the Temporal UI; needs the `temporal` binary on PATH or in "
+          + "~/.cache/onceport/bin — bin/install-temporal-cli). embedded: Temporal's Java test server in this JVM (nothing to "
+          + "install; keeps every execution in memory until it exits — for tests and demos). auto: temporal-cli when the "
+          + "binary is found, else embedded. Default: ${DEFAULT-VALUE}.")
   String engine;
 
-  @Option(names = "--ui-port", paramLabel = "PORT", defaultValue = "8233", description = "Temporal UI port with --engine temporal-cli (default: ${DEFAULT-VALUE}).")
-  int uiPort;
+  @Option(names = "--ui-port", paramLabel = "PORT",
+      description = "Temporal UI port with temporal-cli (default: " + LocalEngine.DEFAULT_UI_PORT + ", or a free port when that one is taken; 0: any free port).")
+  Integer uiPort;
+
+  @Mixin WorkerTuningOptions tuning;
 
   @Mixin ContractOptions contractOptions;
 
@@ -62,9 +79,9 @@ public final class ServeCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     common.validate();
     FrontendSettings settings = frontend.settings(common.sessionAuthorization);
-    if (!engine.equals("embedded") && !engine.equals("temporal-cli")) {
-      throw new CliException("--engine must be 'embedded' or 'temporal-cli', not '" + engine + "'");
-    }
+    LocalEngine.Mode mode = engineMode(engine);
+    WorkerTuning workerTuning = tuning.tuning();
+    LocalEngine.Choice choice = common.temporal.chosen() ? null : chooseEngine(mode);
     ContractSet tools = contractOptions.load(frontend.contracts, "--contracts DIR");
     tools.warnings().forEach(w -> err.println("onceport: warning: " + w));
     // Before any engine starts: a busy port or a data dir in use is one line, at once.
@@ -78,36 +95,34 @@ public final class ServeCommand implements Callable<Integer> {
     String target;
     String engineNote;
     try {
-      boolean embedded = !useCluster && engine.equals("embedded");
+      boolean embedded = false;
       if (useCluster) {
         target = parse("--temporal", common.temporal.target()).toString();
         engineNote = "";
-      } else if (embedded) {
-        EmbeddedEngine e = EmbeddedEngine.start("127.0.0.1", embeddedPort);
-        running.add(e);
-        target = e.target();
-        engineNote = " embedded, in memory";
       } else {
-        Path binary = TemporalCliServer.findBinary()
-            .orElseThrow(() -> new CliException("--engine temporal-cli needs the `temporal` CLI on PATH (bin/install-temporal-cli installs it)"));
         // The UI (in the operator's browser) decodes payloads through this front end's codec server:
         // known only when the MCP port is fixed and reachable on loopback.
         HostPort mcp = settings.listen();
         String codecEndpoint = mcp.port() != 0 && mcp.isLoopback() ? "http://" + mcp + "/codec" : null;
-        TemporalCliServer server = TemporalCliServer.start(binary, common.data(), "127.0.0.1", embeddedPort, uiPort, false,
-            codecEndpoint, Duration.ofSeconds(60));
-        running.add(server);
-        if (codecEndpoint != null) {
-          settings = settings.withCodecUiOrigin(server.uiUrl().orElseThrow());
+        LocalEngine local = LocalEngine.start(choice, new LocalEngine.Settings(common.data(), "127.0.0.1", embeddedPort, uiPort,
+            false, codecEndpoint, Duration.ofSeconds(60)));
+        running.add(local);
+        if (codecEndpoint != null && local.uiUrl().isPresent()) {
+          settings = settings.withCodecUiOrigin(local.uiUrl().get());
         }
-        target = server.target();
-        engineNote = " temporal-cli, database " + common.data().resolve("temporal.db") + server.uiUrl().map(u -> ", UI " + u).orElse("");
+        embedded = local.nonSticky();
+        target = local.target();
+        engineNote = " " + local.describe();
+        if (local.kind() == LocalEngine.Kind.EMBEDDED && mode == LocalEngine.Mode.AUTO) {
+          err.println("onceport: note: the embedded engine keeps every execution in memory and loses them when serve stops; "
+              + "for a serve that runs for days, " + LocalEngine.INSTALL_HINT);
+        }
       }
       TemporalConnection connection = common.connect(target, embedded, metrics);
       running.add(connection);
       connection.registerSearchAttributes();
       WorkerRuntime workerRuntime = WorkerRuntime.start(connection, common.taskQueue, common.data(), vault,
-          common.sessionAuthorization, worker.approvalTimeout, worker.journalWriter);
+          common.sessionAuthorization, worker.approvalTimeout, worker.journalWriter, workerTuning);
       running.add(workerRuntime);
       // One JVM: the read path may use the worker's vault and journal (a frontend-only process may not).
       FrontendRuntime front = FrontendRuntime.start(connection, common.taskQueue, common.data(), tools, settings, metrics,
@@ -129,6 +144,23 @@ public final class ServeCommand implements Callable<Integer> {
     running.add(0, metrics);
     RoleCommands.runUntilStopped(running);
     return 0;
+  }
+
+  static LocalEngine.Mode engineMode(String engine) {
+    try {
+      return LocalEngine.Mode.parse(engine);
+    } catch (IllegalArgumentException e) {
+      throw new CliException(e.getMessage());
+    }
+  }
+
+  /** The engine {@code mode} names, given what is installed; a CLI error for temporal-cli without the binary. */
+  static LocalEngine.Choice chooseEngine(LocalEngine.Mode mode) {
+    try {
+      return LocalEngine.choose(mode, TemporalCliServer.findBinary());
+    } catch (IllegalArgumentException e) {
+      throw new CliException(e.getMessage());
+    }
   }
 
   static HostPort parse(String option, String value) {

@@ -17,6 +17,7 @@ import io.onceport.activity.vault.VaultService;
 import io.onceport.frontend.temporal.AuthorizationRechecks;
 import io.onceport.frontend.temporal.TemporalConnection;
 import io.onceport.frontend.temporal.WorkerHost;
+import io.onceport.frontend.temporal.WorkerTuning;
 import io.onceport.workflow.contract.ToolContract;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -56,6 +57,13 @@ public final class WorkerRuntime implements AutoCloseable {
   public static WorkerRuntime start(
       TemporalConnection connection, String taskQueue, Path dataDir, VaultService vault,
       String sessionPolicy, Duration approvalTimeout, String journalWriter) {
+    return start(connection, taskQueue, dataDir, vault, sessionPolicy, approvalTimeout, journalWriter, WorkerTuning.DEFAULT);
+  }
+
+  /** As above, with the worker's workflow cache and thread bounds. */
+  public static WorkerRuntime start(
+      TemporalConnection connection, String taskQueue, Path dataDir, VaultService vault,
+      String sessionPolicy, Duration approvalTimeout, String journalWriter, WorkerTuning tuning) {
     Journals journals = Journals.open(dataDir, journalWriter == null ? Journals.defaultWriterId() : journalWriter);
     CredentialResolver credentials = vault == null ? CredentialResolver.NONE : vault;
     io.onceport.activity.mcp.McpUpstreams mcpUpstreams = new io.onceport.activity.mcp.McpUpstreams();
@@ -76,7 +84,7 @@ public final class WorkerRuntime implements AutoCloseable {
     SessionAuthority byDefault = SessionAuthorities.AUTO.equals(sessionPolicy) ? auto : operator;
     AuthorizationActivitiesImpl authorization = new AuthorizationActivitiesImpl(vault, byDefault, approvalTimeout,
         TargetPolicy.allowAll(), policy -> SessionAuthorities.AUTO.equals(policy) ? auto : operator);
-    WorkerHost host = WorkerHost.start(connection, taskQueue, dispatch, authorization, journals.activities(),
+    WorkerHost host = WorkerHost.start(connection, taskQueue, tuning, dispatch, authorization, journals.activities(),
         new SessionJournalActivitiesImpl((entry, key) -> journals.sessions().append(entry, key)),
         new OperatorActivitiesImpl(new OperatorRegistry(dataDir)));
     VaultLockWatcher watcher = VaultLockWatcher.start(dataDir, Duration.ofSeconds(1), locked -> {

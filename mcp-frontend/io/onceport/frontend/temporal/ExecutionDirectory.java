@@ -146,9 +146,11 @@ public final class ExecutionDirectory {
    */
   public long countWaitingForOperators() {
     if (hasVisibility()) {
-      return connection.client().listExecutions("WorkflowType = '" + ToolExecutionWorkflow.TYPE
+      // A count, not a listing: listing pages through every waiting execution (seconds of server
+      // time each with a thousand waiting on the Temporal CLI's SQLite) for a gauge read every 15 s.
+      return connection.client().countWorkflows("WorkflowType = '" + ToolExecutionWorkflow.TYPE
           + "' AND ExecutionStatus = 'Running' AND OnceportState IN ('needs_review_outcome_unknown', 'needs_review', "
-          + "'awaiting_approval', 'awaiting_session_authorization')").count();
+          + "'awaiting_approval', 'awaiting_session_authorization')").getCount();
     }
     var service = connection.stubs().blockingStub();
     WorkflowTypeFilter type = WorkflowTypeFilter.newBuilder().setName(ToolExecutionWorkflow.TYPE).build();

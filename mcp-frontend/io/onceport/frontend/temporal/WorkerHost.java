@@ -3,6 +3,7 @@ package io.onceport.frontend.temporal;
 import io.onceport.workflow.WorkflowImplementations;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
+import io.temporal.worker.WorkerFactoryOptions;
 import io.temporal.worker.WorkerOptions;
 import java.util.concurrent.TimeUnit;
 
@@ -14,8 +15,17 @@ public final class WorkerHost implements AutoCloseable {
     this.factory = factory;
   }
 
+  /** As {@link #start(TemporalConnection, String, WorkerTuning, Object...)} with {@link WorkerTuning#DEFAULT}. */
   public static WorkerHost start(TemporalConnection connection, String taskQueue, Object... activities) {
-    WorkerFactory factory = WorkerFactory.newInstance(connection.client());
+    return start(connection, taskQueue, WorkerTuning.DEFAULT, activities);
+  }
+
+  /** Starts polling; {@code tuning} bounds the executions and threads cached workflows may hold. */
+  public static WorkerHost start(TemporalConnection connection, String taskQueue, WorkerTuning tuning, Object... activities) {
+    WorkerFactory factory = WorkerFactory.newInstance(connection.client(), WorkerFactoryOptions.newBuilder()
+        .setWorkflowCacheSize(tuning.workflowCacheSize())
+        .setMaxWorkflowThreadCount(tuning.maxWorkflowThreads())
+        .build());
     // A cold or CPU-starved JVM can spend over a second loading classes inside a workflow task; the
     // SDK's default 1 s deadlock detection would fail such a task (and any query replaying it).
     Worker worker = factory.newWorker(taskQueue, WorkerOptions.newBuilder().setDefaultDeadlockDetectionTimeout(10_000).build());

@@ -46,7 +46,7 @@ class McpConformanceTest {
       int mcpPort = freePort();
       // --call-wait PT2S: test_reconnection (3 s at the target) outlives the wait, so its SSE stream
       // closes before the result and the suite resumes it with Last-Event-ID (server-sse-polling).
-      try (ChildProcess serve = ChildProcess.onceport(tmp, "serve", "--allow-anonymous", "--session-authorization", "auto",
+      try (ChildProcess serve = ChildProcess.onceport(tmp, "serve", "--engine", "embedded", "--allow-anonymous", "--session-authorization", "auto",
           "--listen", "127.0.0.1:" + mcpPort, "--embedded-port", Integer.toString(freePort()),
           "--contracts", contracts.toString(), "--data", tmp.resolve("data").toString(), "--call-wait", "PT2S")) {
         serve.awaitLine("MCP endpoint", Duration.ofSeconds(90));

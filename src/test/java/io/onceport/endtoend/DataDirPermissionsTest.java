@@ -93,7 +93,7 @@ class DataDirPermissionsTest {
         "--passphrase-file", passphrase.toString());
     run("keys", "rotate", "--data", data.toString());
     try (DemoTarget target = DemoTarget.start("127.0.0.1", 0);
-        ChildProcess serve = ChildProcess.onceportWithUmask("000", dir, "serve", "--data", data.toString(),
+        ChildProcess serve = ChildProcess.onceportWithUmask("000", dir, "serve", "--engine", "embedded", "--data", data.toString(),
             "--contracts", contracts(target).toString(), "--listen", "127.0.0.1:0",
             "--embedded-port", Integer.toString(Cluster.freePort()), "--session-authorization", "auto",
             "--passphrase-file", passphrase.toString())) {

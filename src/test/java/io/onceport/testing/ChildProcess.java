@@ -39,15 +39,21 @@ public final class ChildProcess implements AutoCloseable {
     return onceport(workDir, java.util.Map.of(), args);
   }
 
-  /** As {@link #onceport(Path, String...)} with {@code env} added to the inherited environment. */
+  /** With {@code env} set in (or, for a null value, removed from) the child's environment. */
   public static ChildProcess onceport(Path workDir, java.util.Map<String, String> env, String... args) throws IOException {
     List<String> command = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
         "-cp", System.getProperty("java.class.path"), "io.onceport.frontend.Main"));
     command.addAll(List.of(args));
-    ProcessBuilder pb = new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true);
-    pb.environment().putAll(env);
-    return new ChildProcess(pb.start());
+    ProcessBuilder builder = new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true);
+    env.forEach((k, v) -> {
+      if (v == null) {
+        builder.environment().remove(k);
+      } else {
+        builder.environment().put(k, v);
+      }
+    });
+    return new ChildProcess(builder.start());
   }
 
   /**

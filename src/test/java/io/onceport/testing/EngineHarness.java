@@ -25,10 +25,16 @@ public final class EngineHarness implements AutoCloseable {
 
   /** For activities that need the engine's client themselves (the operator session authority). */
   public EngineHarness(CallPreparation preparation, Function<WorkflowClient, Object[]> activities) {
+    this(preparation, io.onceport.frontend.temporal.WorkerTuning.DEFAULT, activities);
+  }
+
+  /** With the worker's workflow cache and thread bounds. */
+  public EngineHarness(CallPreparation preparation, io.onceport.frontend.temporal.WorkerTuning tuning,
+      Function<WorkflowClient, Object[]> activities) {
     engine = EmbeddedEngine.start("127.0.0.1", 0);
     connection = TemporalConnection.connect(engine.target(), "default", true, null, Duration.ofSeconds(10));
     connection.registerSearchAttributes();
-    worker = WorkerHost.start(connection, TASK_QUEUE, activities.apply(connection.client()));
+    worker = WorkerHost.start(connection, TASK_QUEUE, tuning, activities.apply(connection.client()));
     directory = new ExecutionDirectory(connection);
     gateway = new TemporalExecutionGateway(connection, directory, TASK_QUEUE, preparation, "test-frontend");
   }
