@@ -13,11 +13,13 @@ import io.onceport.frontend.temporal.TemporalConnection;
 import io.onceport.testing.ChildProcess;
 import io.onceport.testing.Cluster;
 import io.onceport.testing.FaultLoad;
+import io.onceport.testing.Histories;
 import io.onceport.testing.FaultLoad.Figures;
 import io.onceport.testing.FaultLoad.Seen;
 import io.onceport.testing.FaultLoad.Settings;
 import io.onceport.testing.TemporalCli;
 import io.onceport.workflow.execution.ExecutionRecord;
+import io.temporal.common.WorkflowExecutionHistory;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -49,16 +51,18 @@ import org.junit.jupiter.api.Timeout;
  *
  * <p>Run against the embedded engine ({@code onceport engine}) and the Temporal CLI's dev server;
  * a longer variant of each (more calls, more kills) is tagged {@code long}: {@code mvn -B test
- * -Dgroups=long -Dtest=MultiProcessFaultTest}.
+ * -Dtest=MultiProcessFaultTest -DexcludedGroups= -Dgroups=long}. Every history of the run is
+ * fetched and replayed against the current workflow code (none may fail; the count with a signal
+ * and an update handled in one workflow task is printed).
  */
 class MultiProcessFaultTest {
   /** The default run: about 2–3 minutes per engine on a quiet 2-core machine. */
-  private static final Settings DEFAULT = new Settings(48, 8, 4, 4, Duration.ofSeconds(240), 20261201L);
+  private static final Settings DEFAULT = new Settings(48, 8, 4, 4, Duration.ofSeconds(300), 20261201L);
   private static final List<Chaos> DEFAULT_CHAOS = List.of(new Chaos(0.2, Chaos.WORKER), new Chaos(0.45, Chaos.FRONTEND));
-  private static final Settings LONG = new Settings(240, 8, 4, 4, Duration.ofSeconds(720), 20261202L);
-  private static final List<Chaos> LONG_CHAOS = List.of(new Chaos(0.12, Chaos.WORKER), new Chaos(0.25, Chaos.FRONTEND),
-      new Chaos(0.38, Chaos.WORKER), new Chaos(0.5, Chaos.FRONTEND), new Chaos(0.62, Chaos.WORKER),
-      new Chaos(0.75, Chaos.FRONTEND), new Chaos(0.88, Chaos.WORKER));
+  private static final Settings LONG = new Settings(160, 8, 4, 4, Duration.ofSeconds(900), 20261202L);
+  private static final List<Chaos> LONG_CHAOS = List.of(new Chaos(0.1, Chaos.WORKER), new Chaos(0.25, Chaos.FRONTEND),
+      new Chaos(0.4, Chaos.WORKER), new Chaos(0.55, Chaos.FRONTEND), new Chaos(0.7, Chaos.WORKER),
+      new Chaos(0.85, Chaos.FRONTEND));
 
   /** A kill at a point of the load: when {@code at} of the intents are finished. */
   private record Chaos(double at, String what) {
@@ -239,8 +243,22 @@ class MultiProcessFaultTest {
           Payloads.dataConverter(true, d.cluster.data), Duration.ofSeconds(10))) {
         ExecutionDirectory directory = new ExecutionDirectory(connection);
         Instant drainStart = Instant.now();
-        Map<String, Seen> seen = drain(directory, d, load, Duration.ofSeconds(90));
+        Map<String, ExecutionLocation> locations = new java.util.concurrent.ConcurrentHashMap<>();
+        Map<String, Seen> seen = drain(directory, d, load, Duration.ofSeconds(90), locations);
         System.out.println("fault test [" + engine + "]: drained in " + FaultLoad.since(drainStart));
+        // Every history of the run replays against the current workflow code (item 7 of issue 10).
+        List<WorkflowExecutionHistory> histories = new ArrayList<>();
+        for (ExecutionLocation l : locations.values()) {
+          histories.add(connection.client().fetchHistory(l.workflowId(), l.runId()));
+        }
+        long both = histories.stream().filter(Histories::signalAndUpdateInOneTask).count();
+        List<String> failedTasks = histories.stream().flatMap(h -> Histories.failedWorkflowTasks(h).stream()
+            .map(c -> h.getWorkflowExecution().getWorkflowId() + " " + c)).toList();
+        System.out.println("fault test [" + engine + "]: failed workflow tasks in the histories: " + failedTasks);
+        List<String> replayFailures = Histories.replayFailures(histories, Payloads.dataConverter(true, d.cluster.data));
+        System.out.println("fault test [" + engine + "]: " + histories.size() + " histories replayed against the current workflow ("
+            + both + " with a signal and an update handled in one workflow task), " + replayFailures.size() + " replay failures "
+            + replayFailures);
         List<LedgerEntry> ledger = d.cluster.target.ledger();
         Figures f = load.figures(ledger, seen);
         System.out.println(f.line(engine));
@@ -250,6 +268,9 @@ class MultiProcessFaultTest {
 
         try {
           check(f, load, d, chaos, engine);
+          assertTrue(replayFailures.isEmpty(), "histories that do not replay: " + replayFailures);
+          assertTrue(failedTasks.stream().noneMatch(c -> c.contains("NonDeterministic")), "non-deterministic workflow tasks: " + failedTasks);
+          assertEquals(seen.size(), histories.size(), "every execution's history was fetched");
         } catch (AssertionError e) {
           d.dumpOutputs(engine);
           throw e;
@@ -304,8 +325,8 @@ class MultiProcessFaultTest {
    * Every execution of the run (listed by the engine, answered to a client, or seen by the target)
    * and what its record says, once all have settled or {@code timeout} passed.
    */
-  private static Map<String, Seen> drain(ExecutionDirectory directory, Deployment d, FaultLoad load, Duration timeout)
-      throws InterruptedException {
+  private static Map<String, Seen> drain(ExecutionDirectory directory, Deployment d, FaultLoad load, Duration timeout,
+      Map<String, ExecutionLocation> locations) throws InterruptedException {
     Set<String> answered = new LinkedHashSet<>();
     load.intents().forEach(i -> answered.addAll(i.answeredIds));
     long deadline = System.nanoTime() + timeout.toNanos();
@@ -320,7 +341,7 @@ class MultiProcessFaultTest {
       }
       seen = new LinkedHashMap<>();
       for (String id : ids) {
-        seen.put(id, look(directory, id, answered.contains(id)));
+        seen.put(id, look(directory, id, answered.contains(id), locations));
       }
       if (seen.values().stream().allMatch(s -> s.settled() || s.problem() != null && s.problem().startsWith("lost"))) {
         return seen;
@@ -330,7 +351,7 @@ class MultiProcessFaultTest {
     return seen;
   }
 
-  private static Seen look(ExecutionDirectory directory, String id, boolean answered) {
+  private static Seen look(ExecutionDirectory directory, String id, boolean answered, Map<String, ExecutionLocation> locations) {
     Optional<ExecutionLocation> location;
     try {
       location = directory.locate(id);
@@ -340,6 +361,7 @@ class MultiProcessFaultTest {
     if (location.isEmpty()) {
       return new Seen(id, null, null, false, 0, answered ? "lost: answered to a client, not found" : "not found (seen by the target only)");
     }
+    locations.put(id, location.get());
     try {
       ExecutionRecord r = directory.record(location.get());
       return new Seen(id, r.tool(), r.view(), r.isSettled(), Math.max(r.dispatchAttempts(),

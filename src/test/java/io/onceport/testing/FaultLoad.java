@@ -134,13 +134,14 @@ public final class FaultLoad {
     public final AtomicLong connectionFailures = new AtomicLong();
     public final AtomicLong pendingAnswers = new AtomicLong();
     public final AtomicLong busyOrErrors = new AtomicLong();
+    public final AtomicLong busy = new AtomicLong();
     public final AtomicLong reinitialized = new AtomicLong();
     public final List<String> unexpected = new CopyOnWriteArrayList<>();
 
     @Override
     public String toString() {
       return calls + " tools/call requests (" + gaveUp + " given up by the client and called again, " + connectionFailures
-          + " connection failures, " + pendingAnswers + " not-yet-settled answers, " + busyOrErrors + " JSON-RPC errors or busy answers, "
+          + " connection failures, " + pendingAnswers + " not-yet-settled answers, " + busy + " busy answers (retried), " + busyOrErrors + " other errors, "
           + reinitialized + " re-initialized sessions)";
     }
   }
@@ -286,9 +287,19 @@ public final class FaultLoad {
         }
         JsonNode answer = parse(r);
         JsonNode summary = answer.at("/result/_meta/onceport~1execution");
+        if (answer.at("/result/structuredContent/busy").asBoolean(false)) {
+          // An honest "busy, retry": the engine turned the attach away; the same call is made again.
+          stats.busy.incrementAndGet();
+          String id = answer.at("/result/structuredContent/execution_id").asText("");
+          if (id.startsWith("act_")) {
+            intent.answeredIds.add(id);
+          }
+          pause(random, 200, 600);
+          continue;
+        }
         if (r.statusCode() != 200 || answer.has("error") || summary.isMissingNode()) {
           stats.busyOrErrors.incrementAndGet();
-          if (stats.unexpected.size() < 20 && !isBusy(answer)) {
+          if (stats.unexpected.size() < 20) {
             stats.unexpected.add(intent.kind.tool + " " + intent.tag + ": HTTP " + r.statusCode() + " " + r.body());
           }
           pause(random, 200, 600);
@@ -319,10 +330,6 @@ public final class FaultLoad {
         return;
       }
     }
-  }
-
-  private static boolean isBusy(JsonNode answer) {
-    return answer.path("error").path("message").asText("").toLowerCase(java.util.Locale.ROOT).contains("busy");
   }
 
   private static void pause(Random random, int min, int max) {
