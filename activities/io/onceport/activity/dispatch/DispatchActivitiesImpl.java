@@ -9,6 +9,7 @@ import io.onceport.workflow.dispatch.DispatchResult;
 import io.onceport.workflow.dispatch.Sent;
 import io.onceport.workflow.dispatch.StatusResult;
 import io.onceport.workflow.journal.JournalEntry;
+import io.onceport.workflow.journal.JournalTransition;
 import com.uber.m3.tally.Scope;
 import java.util.List;
 import io.temporal.activity.Activity;
@@ -119,7 +120,7 @@ public final class DispatchActivitiesImpl implements DispatchActivities, AutoClo
         detail.put("exit_status", result.exitStatus());
       }
       detail.put("result_reference", request.resultReference());
-      JournalEntry entry = new JournalEntry(request.executionId(), request.fingerprint(), "outcome", request.attempt(),
+      JournalEntry entry = new JournalEntry(request.executionId(), request.fingerprint(), JournalTransition.OUTCOME.wireName(), request.attempt(),
           java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MILLIS).toString(), detail);
       try {
         journal.append(List.of(entry), metrics);

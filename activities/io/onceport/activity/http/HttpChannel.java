@@ -114,6 +114,25 @@ public final class HttpChannel implements DispatchChannel {
             .build();
   }
 
+  /** @param strict used as is: the caller applied every strict setting it wants */
+  private HttpChannel(OkHttpClient strict, boolean prepared) {
+    this.strict = Objects.requireNonNull(strict, "strict == null");
+  }
+
+  /**
+   * A channel for {@code read_only} calls answered without an execution (the front end's read
+   * path): the same requests, templates, credentials, redirect rules and single exchange as {@link
+   * #dispatch}, but connections are kept in a pool and reused. Pooling is the only difference: a
+   * stale pooled connection fails like any other send (not sent / outcome unknown), and the read
+   * path asks again, which is safe only because a read changes nothing. Never use this channel for
+   * a side-effecting tool, whose dispatches keep a fresh connection each.
+   */
+  public static HttpChannel forReads() {
+    return new HttpChannel(new HttpChannel().strict.newBuilder()
+        .connectionPool(new ConnectionPool(16, 1, TimeUnit.MINUTES))
+        .build(), true);
+  }
+
   @Override
   public DispatchResult dispatch(DispatchRequest request, DispatchContext context) {
     HttpSpec spec = httpSpec(request);

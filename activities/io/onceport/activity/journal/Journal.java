@@ -11,15 +11,19 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -38,18 +42,38 @@ import org.slf4j.LoggerFactory;
  * checkpoint series (origin {@code onceport/<writer-id>/<journal>}).
  *
  * <p><b>Crash contract (write, then commit).</b> An append writes the whole line including its
- * newline at the end of the file, then forces the file ({@code fdatasync}) before it returns; the
- * newline-terminated line is the commit record. A crash can therefore leave at most one
- * incomplete last line without a newline, belonging to an append that never returned; {@link
- * #open} truncates exactly that and nothing else. Any other damage (a bad line in the middle, a
- * complete last line that fails its checks, fewer entries than a signed checkpoint covers) makes
- * {@code open} fail: the journal never silently accepts or rewrites history. If a write or force
- * fails, the journal stops accepting appends (the page cache can no longer be trusted after a
- * failed fsync) and every waiting append fails; reopen to recover.
+ * newline at the end of the file; the newline-terminated line is the commit record. A crash can
+ * therefore leave at most one incomplete last line without a newline, belonging to a write that
+ * never finished; {@link #open} truncates exactly that and nothing else. Any other damage (a bad
+ * line in the middle, a complete last line that fails its checks, fewer entries than a signed
+ * checkpoint covers) makes {@code open} fail: the journal never silently accepts or rewrites
+ * history. If a write or force fails, the journal stops accepting appends (the page cache can no
+ * longer be trusted after a failed fsync), every waiting append fails and every pending
+ * asynchronous append completes exceptionally; reopen to recover.
  *
- * <p><b>Group commit.</b> Appenders write under a lock, then wait for durability outside it; the
- * first waiter becomes the syncer and forces once for every line written so far, so concurrent
- * appenders share one fsync.
+ * <p><b>Two ways to append, one durability rule.</b> {@link #append} returns once its entry is
+ * durable (forced with {@code fdatasync}): the entry survives a crash of this process and of the
+ * machine. {@link #appendAsync} returns once its line is <em>written</em> — handed to the operating
+ * system with {@code write(2)}, so it survives a crash of this process (kill -9, an OOM kill) but
+ * not necessarily of the machine — and its {@link Pending#durable()} future completes once the
+ * entry is forced. Forces cover the file, not entries: whenever any entry is durable, so is every
+ * entry before it. An asynchronous entry therefore becomes durable at the latest with the next
+ * synchronous append or checkpoint, and without one within a group-commit interval (the background
+ * syncer forces as soon as unforced lines exist). What a machine crash can cost is only what was
+ * written after the last completed force; if that loss is not a clean suffix (the file system wrote
+ * later pages but not earlier ones), {@code open} refuses the segment as damaged, exactly as for any
+ * other unexplained damage. Only the entry that must precede an effect — the {@code dispatched}
+ * entry, fsynced before the first byte goes to the target ({@link JournalDispatchJournal}) — needs
+ * the synchronous form; everything the workflow history also holds may use the asynchronous one.
+ *
+ * <p><b>Group commit.</b> Appenders write under a lock and wait for durability outside it. Whoever
+ * finds no force running forces once for every line written so far — the first synchronous waiter,
+ * or the background syncer when only asynchronous appends are pending — so concurrent appenders
+ * share one fsync. Before forcing, a waiting appender that becomes the syncer waits up to {@link
+ * #GATHER_NANOS} for appenders that are writing at that moment and, adaptively, until as many lines
+ * are unforced as the previous waited-for force covered: the writers that force released are
+ * usually about to append again, and without the wait each force would cover only the few that
+ * were scheduled first. A lone writer (previous batch of one) never waits.
  *
  * <p><b>Idempotence.</b> An append whose key is already in the segment returns the existing entry
  * (after making sure it is durable) instead of writing a second one. The key index is rebuilt from
@@ -58,6 +82,20 @@ import org.slf4j.LoggerFactory;
  */
 public final class Journal implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Journal.class);
+  /** Longest a syncer waits for appenders that are writing before it forces. */
+  static final long GATHER_NANOS = TimeUnit.MICROSECONDS.toNanos(500);
+
+  /**
+   * An asynchronous append: the entry as written (its line is in the file, see the crash contract)
+   * and a future that completes with it once it is durable, or exceptionally if the journal could
+   * not make it durable.
+   */
+  public record Pending(Appended appended, CompletableFuture<Appended> durable) {
+    public Pending {
+      Objects.requireNonNull(appended, "appended == null");
+      Objects.requireNonNull(durable, "durable == null");
+    }
+  }
 
   private final JournalOptions options;
   private final String name;
@@ -78,9 +116,19 @@ public final class Journal implements AutoCloseable {
 
   private final ReentrantLock syncLock = new ReentrantLock();
   private final Condition syncDone = syncLock.newCondition();
+  private final Condition syncWanted = syncLock.newCondition();
   private long synced;
   private boolean syncing;
+  /** Lines the last force by a waiting appender covered: the next one gathers that many. Guarded by syncLock. */
+  private long lastBatch = 1;
+  /** Futures of asynchronous appends not yet durable. Guarded by syncLock. */
+  private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
+  /** Appenders between entering an append and finishing their write: a syncer waits for them. */
+  private final AtomicInteger appending = new AtomicInteger();
   private final AtomicLong fsyncs = new AtomicLong();
+  private final Thread syncer;
+
+  private record Waiting(Appended appended, CompletableFuture<Appended> future) {}
 
   private volatile IOException failure;
   private volatile boolean closed;
@@ -131,6 +179,9 @@ public final class Journal implements AutoCloseable {
     if (period > 0) {
       checkpointer.scheduleWithFixedDelay(this::backgroundCheckpoint, period, period, TimeUnit.MILLISECONDS);
     }
+    this.syncer = new Thread(this::syncLoop, "journal-sync-" + name);
+    syncer.setDaemon(true);
+    syncer.start();
   }
 
   /**
@@ -202,22 +253,62 @@ public final class Journal implements AutoCloseable {
 
   /**
    * Appends one entry and returns once it is durable; if an entry with {@code appendKey} exists,
-   * returns it (existing = true) without writing.
+   * returns it (existing = true) without writing, once it is durable.
    *
    * @param payload JSON-compatible fields; must not use seq, time, prev, key or hash
    * @throws JournalException if the entry cannot be made durable
    */
   public Appended append(Map<String, Object> payload, String appendKey) {
+    Appended result = writeEntry(payload, appendKey);
+    awaitDurable(result.seq());
+    scheduleCheckpoint(result);
+    return result;
+  }
+
+  /**
+   * Appends one entry without waiting for durability: returns once its line is written (it
+   * survives a crash of this process), with a future that completes once it is durable (see the
+   * class javadoc). An entry already written under {@code appendKey} is returned (existing = true)
+   * with the same kind of future.
+   *
+   * @param payload JSON-compatible fields; must not use seq, time, prev, key or hash
+   * @throws JournalException if the entry cannot be written (the journal failed or is closed)
+   */
+  public Pending appendAsync(Map<String, Object> payload, String appendKey) {
+    Appended result = writeEntry(payload, appendKey);
+    CompletableFuture<Appended> durable = new CompletableFuture<>();
+    syncLock.lock();
+    try {
+      if (synced >= result.seq()) {
+        durable.complete(result);
+      } else if (failure != null) {
+        durable.completeExceptionally(unavailable(failure));
+      } else {
+        waiting.add(new Waiting(result, durable));
+        if (!syncing) {
+          syncWanted.signal();
+        }
+      }
+    } finally {
+      syncLock.unlock();
+    }
+    scheduleCheckpoint(result);
+    return new Pending(result, durable);
+  }
+
+  /** Writes the entry (or finds it); durability is the caller's business. */
+  private Appended writeEntry(Map<String, Object> payload, String appendKey) {
     Objects.requireNonNull(payload, "payload == null");
     Objects.requireNonNull(appendKey, "appendKey == null");
-    Appended result;
-    writeLock.lock();
+    appending.incrementAndGet();
     try {
-      checkUsable();
-      Appended existing = index.get(appendKey);
-      if (existing != null) {
-        result = existing.existing() ? existing : new Appended(existing.seq(), existing.hash(), true);
-      } else {
+      writeLock.lock();
+      try {
+        checkUsable();
+        Appended existing = index.get(appendKey);
+        if (existing != null) {
+          return existing.existing() ? existing : new Appended(existing.seq(), existing.hash(), true);
+        }
         String time = Instant.now(options.clock()).truncatedTo(ChronoUnit.MILLIS).toString();
         JournalFormat.Encoded e = JournalFormat.encode(nextSeq, time, prevHash, appendKey, payload);
         byte[] line = (e.line() + "\n").getBytes(StandardCharsets.UTF_8);
@@ -227,17 +318,24 @@ public final class Journal implements AutoCloseable {
         nextSeq++;
         written = e.seq();
         index.put(appendKey, new Appended(e.seq(), e.hash(), true));
-        result = new Appended(e.seq(), e.hash(), false);
+        return new Appended(e.seq(), e.hash(), false);
+      } finally {
+        writeLock.unlock();
       }
     } finally {
-      writeLock.unlock();
+      appending.decrementAndGet();
     }
-    awaitDurable(result.seq());
+  }
+
+  private void scheduleCheckpoint(Appended result) {
     if (!result.existing() && options.checkpointEvery() > 0
-        && result.seq() % options.checkpointEvery() == 0) {
-      checkpointer.execute(this::backgroundCheckpoint);
+        && result.seq() % options.checkpointEvery() == 0 && !closed) {
+      try {
+        checkpointer.execute(this::backgroundCheckpoint);
+      } catch (java.util.concurrent.RejectedExecutionException closing) {
+        // closing: close() signs the final checkpoint
+      }
     }
-    return result;
   }
 
   private void write(byte[] line) {
@@ -270,27 +368,103 @@ public final class Journal implements AutoCloseable {
           syncDone.awaitUninterruptibly();
           continue;
         }
-        syncing = true;
-        long target = written;
-        syncLock.unlock();
-        IOException error = null;
-        try {
-          if (options.fsync()) {
-            channel.force(false);
-            fsyncs.incrementAndGet();
+        syncOnce(true);
+      }
+    } finally {
+      syncLock.unlock();
+    }
+  }
+
+  /**
+   * One group commit, by the caller (holding syncLock, no force running): forces once for
+   * everything written, then completes what became durable. A waiting appender first gathers the
+   * appenders writing right now (they would otherwise wait for the next force); the background
+   * syncer does not, as nobody waits on it.
+   */
+  private void syncOnce(boolean gather) {
+    syncing = true;
+    long base = synced;
+    long want = base + (gather ? lastBatch : 0);
+    syncLock.unlock();
+    IOException error = null;
+    long target;
+    try {
+      long gatherUntil = gather && options.fsync() ? System.nanoTime() + GATHER_NANOS : 0;
+      while ((appending.get() > 0 || written < want) && System.nanoTime() < gatherUntil) {
+        Thread.yield(); // two cores: let the writers we wait for run
+      }
+      target = written;
+      try {
+        if (options.fsync()) {
+          channel.force(false);
+          fsyncs.incrementAndGet();
+        }
+      } catch (IOException e) {
+        error = e;
+      }
+    } finally {
+      syncLock.lock();
+    }
+    syncing = false;
+    if (gather && error == null) {
+      lastBatch = Math.max(1, target - base);
+    }
+    List<Waiting> done = new ArrayList<>();
+    if (error != null) {
+      if (failure == null) {
+        failure = error;
+      }
+      done.addAll(waiting);
+      waiting.clear();
+    } else {
+      synced = Math.max(synced, target);
+      // Nearly in sequence order (appenders enqueue right after writing), so look at them all.
+      for (java.util.Iterator<Waiting> it = waiting.iterator(); it.hasNext(); ) {
+        Waiting w = it.next();
+        if (w.appended().seq() <= synced) {
+          done.add(w);
+          it.remove();
+        }
+      }
+    }
+    syncDone.signalAll();
+    if (!waiting.isEmpty() || written > synced) {
+      syncWanted.signal();
+    }
+    if (!done.isEmpty()) {
+      // complete outside the lock: a dependent stage must not run while we hold it
+      IOException failed = error;
+      syncLock.unlock();
+      try {
+        for (Waiting w : done) {
+          if (failed == null) {
+            w.future().complete(w.appended());
+          } else {
+            w.future().completeExceptionally(unavailable(failed));
           }
-        } catch (IOException e) {
-          error = e;
-        } finally {
-          syncLock.lock();
         }
-        syncing = false;
-        if (error != null) {
-          failure = error;
-        } else {
-          synced = Math.max(synced, target);
+      } finally {
+        syncLock.lock();
+      }
+    }
+  }
+
+  /** The background syncer: forces whenever asynchronous appends wait and nobody else is forcing. */
+  private void syncLoop() {
+    syncLock.lock();
+    try {
+      while (!closed) {
+        if (failure == null && !syncing && !waiting.isEmpty()) {
+          syncOnce(false);
+          continue;
         }
-        syncDone.signalAll();
+        try {
+          syncWanted.await(100, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+          if (closed) {
+            return;
+          }
+        }
       }
     } finally {
       syncLock.unlock();
@@ -308,20 +482,14 @@ public final class Journal implements AutoCloseable {
       writeLock.lock();
       try {
         checkUsable();
-        if (options.fsync()) {
-          try {
-            channel.force(false);
-            fsyncs.incrementAndGet();
-          } catch (IOException e) {
-            failure = e;
-            throw unavailable(e);
-          }
-        }
         size = tree.size();
         root = tree.root();
       } finally {
         writeLock.unlock();
       }
+      // Everything the checkpoint covers is durable before it is signed (and pending asynchronous
+      // appends complete with it).
+      awaitDurable(size);
       if (size == lastCheckpointSize && lastCheckpoint != null) {
         return lastCheckpoint;
       }
@@ -408,7 +576,11 @@ public final class Journal implements AutoCloseable {
     return new JournalException("journal " + name + " cannot write durably: " + reason, cause);
   }
 
-  /** Signs a final checkpoint (if the journal is healthy), then releases the segment. */
+  /**
+   * Signs a final checkpoint (if the journal is healthy; this makes every written entry durable and
+   * completes pending asynchronous appends), then releases the segment. Asynchronous appends still
+   * pending after a failure complete exceptionally.
+   */
   @Override
   public void close() {
     if (closed) {
@@ -422,6 +594,19 @@ public final class Journal implements AutoCloseable {
       log.warn("journal {}: final checkpoint failed: {}", name, e.getMessage());
     } finally {
       closed = true;
+      syncLock.lock();
+      List<Waiting> left;
+      try {
+        syncWanted.signalAll();
+        left = new ArrayList<>(waiting);
+        waiting.clear();
+      } finally {
+        syncLock.unlock();
+      }
+      syncer.interrupt();
+      for (Waiting w : left) {
+        w.future().completeExceptionally(new JournalException("journal " + name + " closed before the entry was durable"));
+      }
       checkpointer.shutdownNow();
       closeQuietly(channel);
       try {

@@ -3,6 +3,7 @@ package io.onceport.activity.journal;
 import io.onceport.workflow.ErrorTypes;
 import io.onceport.workflow.journal.JournalActivities;
 import io.onceport.workflow.journal.JournalEntry;
+import io.onceport.workflow.journal.JournalTransition;
 import io.temporal.failure.ApplicationFailure;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -10,7 +11,14 @@ import java.util.Objects;
 
 /**
  * Writes workflow transitions to the activity journal. Idempotent per {@link
- * JournalEntry#appendKey()}, durable before return. A failure is an {@code ApplicationFailure} of
+ * JournalEntry#appendKey()}. Returns once the entry is <em>written</em>, not once it is forced
+ * ({@link Journal#appendAsync}): every transition it records is also in the workflow history, so
+ * nothing on a call's path waits for an fsync here. The entry survives a crash of this worker
+ * process; the journal's background syncer forces it right away (sharing one fsync with whatever
+ * else is pending), and a {@code dispatched} entry written later to the same segment cannot be
+ * reported durable before it (a force covers every earlier line). A machine crash can lose entries
+ * written after the last force; an fsync failure stops the journal, and the next dispatch through
+ * it then fails closed. A failure is an {@code ApplicationFailure} of
  * type {@link ErrorTypes#JOURNAL_UNAVAILABLE}: retryable when the journal cannot write (the
  * workflow's retry options decide; a full disk may be cleared), non-retryable when the entry itself
  * cannot be journaled (a reserved or non-JSON field). The dispatch hook, by contrast, always fails
@@ -53,7 +61,10 @@ public final class JournalActivitiesImpl implements JournalActivities {
    * @param metrics the activity's metrics scope, or null to count nothing
    */
   public static void appendCounted(Journal journal, JournalEntry entry, com.uber.m3.tally.Scope metrics) {
-    Appended appended = journal.append(payload(entry), entry.appendKey());
+    // written before return (survives a kill of this process), fsynced by the next group commit:
+    // these transitions are in the workflow history too, and the send's dispatched entry, appended
+    // after them and waited for, forces every line before it
+    Appended appended = journal.appendAsync(payload(entry), entry.appendKey()).appended();
     if (!appended.existing() && metrics != null) {
       count(entry, metrics);
     }
@@ -78,20 +89,24 @@ public final class JournalActivitiesImpl implements JournalActivities {
     String name;
     Map<String, String> tags = new LinkedHashMap<>();
     tags.put("tool", tool);
-    switch (entry.transition()) {
-      case "outcome" -> {
+    JournalTransition transition = JournalTransition.fromWireName(entry.transition());
+    if (transition == null) {
+      return; // a word from before the vocabulary (or a test's): nothing to count
+    }
+    switch (transition) {
+      case OUTCOME -> {
         String outcome = String.valueOf(entry.detail().getOrDefault("outcome", "unknown"));
         name = "onceport_executions";
         tags.put("state", "completed".equals(outcome) ? "completed" : "failed");
         tags.put("outcome", outcome);
       }
-      case "rejected", "cancelled" -> {
+      case REJECTED, CANCELLED -> {
         name = "onceport_executions";
-        tags.put("state", entry.transition());
+        tags.put("state", transition.wireName());
         tags.put("outcome", "not_executed");
       }
-      case "outcome_unknown" -> name = "onceport_unknown_outcomes";
-      case "status_query" -> {
+      case OUTCOME_UNKNOWN -> name = "onceport_unknown_outcomes";
+      case STATUS_QUERY -> {
         String verdict = String.valueOf(entry.detail().getOrDefault("verdict", "unknown"));
         if (verdict.equals("running") || verdict.equals("unknown")) {
           return;

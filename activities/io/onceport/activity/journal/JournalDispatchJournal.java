@@ -4,6 +4,7 @@ import io.onceport.activity.dispatch.DispatchJournal;
 import io.onceport.workflow.ErrorTypes;
 import io.onceport.workflow.dispatch.DispatchRequest;
 import io.onceport.workflow.journal.JournalEntry;
+import io.onceport.workflow.journal.JournalTransition;
 import io.temporal.failure.ApplicationFailure;
 import java.time.Clock;
 import java.time.Instant;
@@ -18,7 +19,7 @@ import java.util.Objects;
  * happen. A retried activity attempt with the same dispatch attempt finds the existing entry.
  */
 public final class JournalDispatchJournal implements DispatchJournal {
-  public static final String TRANSITION = "dispatched";
+  public static final String TRANSITION = JournalTransition.DISPATCHED.wireName();
 
   private final Journal journal;
   private final Clock clock;

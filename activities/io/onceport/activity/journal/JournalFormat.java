@@ -9,6 +9,7 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -33,7 +34,7 @@ final class JournalFormat {
   record Encoded(long seq, String line, String hash) {}
 
   static Encoded encode(long seq, String time, String prev, String key, Map<String, Object> payload) {
-    Map<String, Object> m = new TreeMap<>();
+    TreeMap<String, Object> m = new TreeMap<>();
     for (Map.Entry<String, Object> e : payload.entrySet()) {
       if (RESERVED.contains(e.getKey())) {
         throw new IllegalArgumentException("Payload field is reserved: " + e.getKey());
@@ -44,9 +45,180 @@ final class JournalFormat {
     m.put("time", time);
     m.put("prev", prev);
     m.put("key", key);
-    String hash = sha256Hex(canonical(m));
-    m.put("hash", hash);
-    return new Encoded(seq, canonical(m), hash);
+    Encoded direct = encodeDirect(seq, m);
+    if (direct != null) {
+      return direct;
+    }
+    String withoutHash = canonical(m);
+    String hash = sha256Hex(withoutHash);
+    String line = withTopLevelHash(withoutHash, m, hash);
+    if (line == null) {
+      m.put("hash", hash);
+      line = canonical(m);
+    }
+    return new Encoded(seq, line, hash);
+  }
+
+  /**
+   * The same bytes as {@link #canonical} (Jackson, then the JCS canonicalizer) for the values
+   * journal payloads are made of — maps with string keys, lists, strings, booleans, null and the
+   * usual number types — written in one pass: members sorted by UTF-16 code units, strings escaped
+   * as JCS (and the canonicalizer) does, every number as the canonicalizer's
+   * {@code NumberToJSON} of the double it parses. Returns null for anything else (the caller
+   * takes the general path). The hash member is placed among the top-level members by its key.
+   */
+  private static Encoded encodeDirect(long seq, TreeMap<String, Object> top) {
+    List<String> members = new java.util.ArrayList<>(top.size() + 1);
+    int hashAt = -1;
+    StringBuilder b = new StringBuilder(256);
+    for (Map.Entry<String, Object> e : top.entrySet()) {
+      if (hashAt < 0 && e.getKey().compareTo("hash") > 0) {
+        hashAt = members.size();
+      }
+      b.setLength(0);
+      string(b, e.getKey());
+      b.append(':');
+      if (!value(b, e.getValue())) {
+        return null;
+      }
+      members.add(b.toString());
+    }
+    if (hashAt < 0) {
+      hashAt = members.size();
+    }
+    String withoutHash = "{" + String.join(",", members) + "}";
+    String hash = sha256Hex(withoutHash);
+    members.add(hashAt, "\"hash\":\"" + hash + "\"");
+    return new Encoded(seq, "{" + String.join(",", members) + "}", hash);
+  }
+
+  private static boolean value(StringBuilder b, Object v) {
+    if (v == null) {
+      b.append("null");
+    } else if (v instanceof String s) {
+      string(b, s);
+    } else if (v instanceof Boolean x) {
+      b.append(x.booleanValue());
+    } else if (v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte
+        || v instanceof Double || v instanceof Float || v instanceof java.math.BigInteger) {
+      double d = Double.parseDouble(v.toString());
+      if (Double.isNaN(d) || Double.isInfinite(d)) {
+        return false;
+      }
+      try {
+        b.append(org.erdtman.jcs.NumberToJSON.serializeNumber(d));
+      } catch (IOException e) {
+        return false;
+      }
+    } else if (v instanceof Map<?, ?> map) {
+      TreeMap<String, Object> sorted = new TreeMap<>();
+      for (Map.Entry<?, ?> e : map.entrySet()) {
+        if (!(e.getKey() instanceof String k)) {
+          return false;
+        }
+        sorted.put(k, e.getValue());
+      }
+      b.append('{');
+      boolean first = true;
+      for (Map.Entry<String, Object> e : sorted.entrySet()) {
+        if (!first) {
+          b.append(',');
+        }
+        first = false;
+        string(b, e.getKey());
+        b.append(':');
+        if (!value(b, e.getValue())) {
+          return false;
+        }
+      }
+      b.append('}');
+    } else if (v instanceof List<?> list) {
+      b.append('[');
+      for (int i = 0; i < list.size(); i++) {
+        if (i > 0) {
+          b.append(',');
+        }
+        if (!value(b, list.get(i))) {
+          return false;
+        }
+      }
+      b.append(']');
+    } else {
+      return false;
+    }
+    return true;
+  }
+
+  /** A JCS string: the two-character escapes for b, t, n, f, r, quote and backslash, other controls as u00xx escapes, everything else as is. */
+  private static void string(StringBuilder b, String s) {
+    b.append('"');
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      switch (c) {
+        case '\n' -> b.append("\\n");
+        case '\b' -> b.append("\\b");
+        case '\f' -> b.append("\\f");
+        case '\r' -> b.append("\\r");
+        case '\t' -> b.append("\\t");
+        case '"' -> b.append("\\\"");
+        case '\\' -> b.append("\\\\");
+        default -> {
+          if (c < 0x20) {
+            b.append("\\u00").append(Character.forDigit(c >> 4, 16)).append(Character.forDigit(c & 0xf, 16));
+          } else {
+            b.append(c);
+          }
+        }
+      }
+    }
+    b.append('"');
+  }
+
+  private static final java.util.regex.Pattern PLAIN_KEY = java.util.regex.Pattern.compile("[A-Za-z0-9_.-]+");
+
+  /**
+   * The canonical entry with its {@code hash} member, from the canonical form without it: the
+   * inverse of {@link #withoutTopLevelHash}. Inserting one member at its sorted place keeps a
+   * canonical object canonical, so this is a text operation (one canonicalization per entry instead
+   * of two; the bytes are the same). JCS sorts members by UTF-16 code units, as {@link TreeMap}
+   * does; the member that follows {@code hash} is found by its key. Returns null when that key is
+   * not plain ASCII (its escaped form would need care): the caller canonicalizes again.
+   */
+  static String withTopLevelHash(String canonical, TreeMap<String, Object> sorted, String hash) {
+    String member = "\"hash\":\"" + hash + "\"";
+    String after = sorted.higherKey("hash");
+    if (after == null) {
+      return canonical.length() == 2 ? "{" + member + "}" : canonical.substring(0, canonical.length() - 1) + "," + member + "}";
+    }
+    if (!PLAIN_KEY.matcher(after).matches()) {
+      return null;
+    }
+    String needle = "\"" + after + "\":";
+    int depth = 0;
+    boolean inString = false;
+    for (int i = 0; i < canonical.length(); i++) {
+      char c = canonical.charAt(i);
+      if (inString) {
+        if (c == '\\') {
+          i++;
+        } else if (c == '"') {
+          inString = false;
+        }
+        continue;
+      }
+      if (c == '"') {
+        char before = canonical.charAt(i - 1);
+        if (depth == 1 && (before == '{' || before == ',') && canonical.startsWith(needle, i)) {
+          return canonical.substring(0, i) + member + "," + canonical.substring(i);
+        }
+        inString = true;
+      } else if (c == '{' || c == '[') {
+        depth++;
+      } else if (c == '}' || c == ']') {
+        depth--;
+      }
+    }
+    return null;
   }
 
   /** A line that broke a rule. The reason is one short sentence for the operator. */

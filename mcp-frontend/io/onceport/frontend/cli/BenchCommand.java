@@ -1,26 +1,15 @@
 package io.onceport.frontend.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.onceport.frontend.auth.AgentRegistry;
-import io.onceport.frontend.contract.ContractLoader;
-import io.onceport.frontend.contract.ContractSet;
-import io.onceport.frontend.demo.DemoTarget;
-import io.onceport.frontend.runtime.FrontendRuntime;
-import io.onceport.frontend.runtime.WorkerRuntime;
-import io.onceport.frontend.temporal.EmbeddedEngine;
-import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.frontend.bench.Bench;
+import io.onceport.frontend.bench.BenchReport;
+import io.onceport.frontend.bench.BenchSettings;
 import java.io.PrintWriter;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
+import java.time.format.DateTimeParseException;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -28,120 +17,165 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code onceport bench}: the latency a tools/call pays for execution identity. Starts the demo
- * target and a complete gateway (embedded engine, worker, MCP front end) on free loopback ports in
- * this JVM, then alternates direct POSTs to the target with the same action through MCP, and prints
- * the medians and their ratio, both measured in the same run.
+ * {@code onceport bench}: what a tools/call pays for execution identity, every figure next to its
+ * baseline measured in the same run. Starts the demo target, the embedded engine (a child JVM), a
+ * complete gateway, a bare-Temporal worker and (with Node 22) a TypeScript SDK pass-through on free
+ * loopback ports, measures in interleaved rounds, stops everything and deletes its files. A
+ * benchmark, not a test: {@code --budget tiny} makes a run of seconds.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-    description = "Measure tools/call latency through the gateway against a direct call to the same endpoint.")
+    description = {"Measure what a tools/call costs through the gateway against its baselines, in one run:",
+        "direct POST to the target; a non-durable MCP pass-through (TypeScript SDK server, needs Node 22);",
+        "bare Temporal (start a workflow running one activity that makes the same POST, wait for it);",
+        "Onceport side-effecting calls with an SSE and with a JSON answer; Onceport read_only;",
+        "a storm of identical concurrent calls; memory over many sequential calls; one call's history.",
+        "Figures: C=1 p50 and p90, throughput at C=16, CPU per call (process CPU time / calls), each with its",
+        "ratio to the baseline (side-effecting vs bare Temporal, read_only vs pass-through); host load per round."})
 public final class BenchCommand implements Callable<Integer> {
-  private static final ObjectMapper JSON = new ObjectMapper();
-
   @Spec CommandSpec spec;
 
-  @Option(names = "--calls", defaultValue = "200", description = "Measured calls of each kind (default: ${DEFAULT-VALUE}).")
-  int calls;
+  @Option(names = "--budget", defaultValue = "standard",
+      description = "standard (3 rounds, 200 C=1 calls, 5 s batches at C=16, storm 1000, memory 10000) or tiny (seconds; for tests). Default: ${DEFAULT-VALUE}.")
+  String budget;
 
-  @Option(names = "--warmup", defaultValue = "30", description = "Unmeasured calls of each kind first (default: ${DEFAULT-VALUE}).")
-  int warmup;
+  @Option(names = "--calls", description = "C=1 calls of each subject, spread over the rounds (standard 200, tiny 3).")
+  Integer calls;
 
-  @Option(names = "--tool", defaultValue = "create_release", description = "Demo tool to call (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--warmup", description = "Unmeasured calls of each subject first (standard 30, tiny 1).")
+  Integer warmup;
+
+  @Option(names = "--rounds", description = "Rounds (standard 3, tiny 1).")
+  Integer rounds;
+
+  @Option(names = "--concurrency", description = "Callers in a throughput batch (standard 16, tiny 4).")
+  Integer concurrency;
+
+  @Option(names = "--window", description = "Length of one throughput batch, ISO-8601 (standard PT5S, tiny PT0.4S).")
+  String window;
+
+  @Option(names = "--storm", description = "Identical concurrent calls in the storm (standard 1000, tiny 20).")
+  Integer storm;
+
+  @Option(names = "--storm-timeout", description = "How long the storm's calls may take, ISO-8601 (standard PT60S, tiny PT30S).")
+  String stormTimeout;
+
+  @Option(names = "--memory-calls", description = "Sequential distinct calls of the memory probe (standard 10000, tiny 20).")
+  Integer memoryCalls;
+
+  @Option(names = "--subjects", split = ",",
+      description = "Only these: direct, passthrough, bare, sse, json, read, storm, memory, history (default: all).")
+  List<String> subjects;
+
+  @Option(names = "--tool", defaultValue = "create_release",
+      description = "Side-effecting demo tool to call; it takes service and version (default: ${DEFAULT-VALUE}).")
   String tool;
+
+  @Option(names = "--contracts", defaultValue = "contracts", description = "The demo contracts (default: ${DEFAULT-VALUE}).")
+  Path contracts;
+
+  @Option(names = "--node", description = "Node 22 binary or its directory (default: the first node >= 22 on PATH, else bin/install-node22's).")
+  Path node;
+
+  @Option(names = "--node-project", defaultValue = "src/test/node",
+      description = "npm project with the pinned TypeScript SDK and bench-passthrough.mjs (default: ${DEFAULT-VALUE}).")
+  Path nodeProject;
+
+  @Option(names = "--engine-in-process", description = "Run the embedded engine in the bench JVM (default: a child JVM, measured apart).")
+  boolean engineInProcess;
+
+  @Option(names = "--json", description = "Print the figures as one JSON document instead of the table (progress goes to stderr).")
+  boolean json;
+
+  @Option(names = "--report", paramLabel = "FILE",
+      description = "Measure nothing: print the table of a result saved earlier with --json (e.g. to compare runs).")
+  Path report;
 
   @Override
   public Integer call() throws Exception {
-    if (calls < 1 || warmup < 0) {
-      throw new CliException("--calls must be at least 1 and --warmup at least 0");
+    if (report != null) {
+      com.fasterxml.jackson.databind.JsonNode saved;
+      try {
+        saved = new com.fasterxml.jackson.databind.ObjectMapper().readTree(report.toFile());
+      } catch (java.io.IOException e) {
+        throw new CliException("--report " + report + ": not a bench result (" + e.getMessage() + ")");
+      }
+      if (saved == null || !saved.has("subjects")) {
+        throw new CliException("--report " + report + ": not a bench result (no subjects)");
+      }
+      spec.commandLine().getOut().print(BenchReport.text(saved));
+      spec.commandLine().getOut().flush();
+      return 0;
+    }
+    BenchSettings.Builder b = switch (budget) {
+      case "standard" -> BenchSettings.standard();
+      case "tiny" -> BenchSettings.tiny();
+      default -> throw new CliException("--budget must be standard or tiny, not " + budget);
+    };
+    if (calls != null) {
+      b.calls = calls;
+    }
+    if (warmup != null) {
+      b.warmup = warmup;
+    }
+    if (rounds != null) {
+      b.rounds = rounds;
+    }
+    if (concurrency != null) {
+      b.concurrency = concurrency;
+    }
+    if (window != null) {
+      b.window = duration("--window", window);
+    }
+    if (storm != null) {
+      b.stormCalls = storm;
+    }
+    if (stormTimeout != null) {
+      b.stormTimeout = duration("--storm-timeout", stormTimeout);
+    }
+    if (memoryCalls != null) {
+      b.memoryCalls = memoryCalls;
+    }
+    if (subjects != null && !subjects.isEmpty()) {
+      Set<String> chosen = new LinkedHashSet<>();
+      subjects.forEach(s -> chosen.add(s.trim()));
+      b.subjects = chosen;
+    }
+    b.tool = tool;
+    b.contracts = contracts;
+    b.node = node;
+    b.nodeProject = nodeProject;
+    b.engineInProcess = engineInProcess;
+    BenchSettings settings;
+    try {
+      settings = b.build();
+    } catch (IllegalArgumentException e) {
+      throw new CliException(e.getMessage());
     }
     PrintWriter out = spec.commandLine().getOut();
-    Path dir = Files.createTempDirectory("onceport-bench");
-    Path data = dir.resolve("data");
-    List<AutoCloseable> running = new ArrayList<>();
+    PrintWriter progress = json ? spec.commandLine().getErr() : out;
+    var result = new Bench(settings, progress).run();
+    if (json) {
+      out.println(new com.fasterxml.jackson.databind.ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(result));
+    } else {
+      out.println();
+      out.print(BenchReport.text(result));
+    }
+    out.flush();
+    boolean failed = false;
+    for (var s : result.path("subjects")) {
+      failed |= s.path("errors").asLong() > 0;
+    }
+    for (String section : List.of("history", "storm", "memory")) {
+      failed |= result.path(section).has("error");
+    }
+    return failed ? 1 : 0;
+  }
+
+  private static Duration duration(String option, String value) {
     try {
-      DemoTarget target = DemoTarget.start("127.0.0.1", 0);
-      running.add(target);
-      Path contracts = Files.createDirectories(dir.resolve("contracts"));
-      try (var files = Files.list(Path.of("contracts"))) {
-        for (Path f : files.filter(p -> p.toString().endsWith(".yaml")).toList()) {
-          Files.writeString(contracts.resolve(f.getFileName()),
-              Files.readString(f).replace("127.0.0.1:8766", "127.0.0.1:" + target.port()));
-        }
-      }
-      ContractSet tools = new ContractLoader().load(contracts);
-      String token = new AgentRegistry(data).add("agent:bench");
-      EmbeddedEngine engine = EmbeddedEngine.start("127.0.0.1", 0);
-      running.add(engine);
-      io.onceport.frontend.ops.Metrics metrics = new io.onceport.frontend.ops.Metrics();
-      running.add(metrics);
-      TemporalConnection connection = TemporalConnection.connect(engine.target(), "default", true,
-          io.onceport.activity.codec.Payloads.dataConverter(true, data), Duration.ofSeconds(10), metrics.metricsScope());
-      running.add(connection);
-      connection.registerSearchAttributes();
-      running.add(WorkerRuntime.start(connection, "bench", data, null, "auto", Duration.ofMinutes(1), null));
-      FrontendRuntime frontend = FrontendRuntime.start(connection, "bench", data, tools,
-          io.onceport.frontend.runtime.FrontendSettings.loopback(Duration.ofSeconds(30), "auto"), metrics);
-      running.add(frontend);
-
-      HttpClient http = HttpClient.newHttpClient();
-      URI mcp = URI.create("http://127.0.0.1:" + frontend.port() + "/mcp");
-      HttpResponse<String> init = http.send(post(mcp, token, null,
-          "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
-              + "\"clientInfo\":{\"name\":\"bench\",\"version\":\"1\"}}}"), HttpResponse.BodyHandlers.ofString());
-      String session = init.headers().firstValue("Mcp-Session-Id").orElseThrow(() -> new CliException("initialize failed: " + init.body()));
-      URI direct = URI.create(target.url() + "/v1/releases");
-
-      List<Long> viaGateway = new ArrayList<>();
-      List<Long> viaDirect = new ArrayList<>();
-      for (int i = 0; i < warmup + calls; i++) {
-        String args = "{\"service\":\"bench\",\"version\":\"" + i + "\",\"region\":\"us-east-1\"}";
-        long t0 = System.nanoTime();
-        HttpResponse<String> d = http.send(HttpRequest.newBuilder(direct).header("Content-Type", "application/json")
-            .header("Idempotency-Key", "direct-" + i).POST(HttpRequest.BodyPublishers.ofString(args)).build(),
-            HttpResponse.BodyHandlers.ofString());
-        long t1 = System.nanoTime();
-        HttpResponse<String> g = http.send(post(mcp, token, session,
-            "{\"jsonrpc\":\"2.0\",\"id\":" + (i + 1) + ",\"method\":\"tools/call\",\"params\":{\"name\":\"" + tool
-                + "\",\"arguments\":{\"service\":\"bench\",\"version\":\"g" + i + "\"}}}"), HttpResponse.BodyHandlers.ofString());
-        long t2 = System.nanoTime();
-        JsonNode result = JSON.readTree(g.body());
-        if (d.statusCode() != 201 || !"completed".equals(result.at("/result/structuredContent/state").asText())) {
-          throw new CliException("unexpected answer: direct " + d.statusCode() + ", gateway " + g.body());
-        }
-        if (i >= warmup) {
-          viaDirect.add(t1 - t0);
-          viaGateway.add(t2 - t1);
-        }
-      }
-      double direct50 = median(viaDirect);
-      double gateway50 = median(viaGateway);
-      out.printf("calls: %d of each kind after %d warm-up calls, alternating, one client, loopback%n", calls, warmup);
-      out.printf("direct POST to the demo target   median %8.2f ms   p90 %8.2f ms%n", direct50, percentile(viaDirect, 0.9));
-      out.printf("tools/call through the gateway   median %8.2f ms   p90 %8.2f ms%n", gateway50, percentile(viaGateway, 0.9));
-      out.printf("ratio gateway/direct (median)    %.1fx%n", gateway50 / direct50);
-      return 0;
-    } finally {
-      RoleCommands.closeAll(running);
+      return Duration.parse(value);
+    } catch (DateTimeParseException e) {
+      throw new CliException(option + " must be an ISO-8601 duration such as PT5S, not " + value);
     }
-  }
-
-  private static HttpRequest post(URI uri, String token, String session, String body) {
-    HttpRequest.Builder b = HttpRequest.newBuilder(uri).header("Authorization", "Bearer " + token)
-        .header("Content-Type", "application/json").header("Accept", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString(body));
-    if (session != null) {
-      b.header("Mcp-Session-Id", session).header("MCP-Protocol-Version", "2025-06-18");
-    }
-    return b.build();
-  }
-
-  private static double median(List<Long> nanos) {
-    return percentile(nanos, 0.5);
-  }
-
-  private static double percentile(List<Long> nanos, double p) {
-    List<Long> sorted = new ArrayList<>(nanos);
-    Collections.sort(sorted);
-    return sorted.get(Math.min(sorted.size() - 1, (int) Math.floor(p * sorted.size()))) / 1_000_000.0;
   }
 }

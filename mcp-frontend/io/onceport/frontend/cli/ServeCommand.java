@@ -106,9 +106,12 @@ public final class ServeCommand implements Callable<Integer> {
       TemporalConnection connection = common.connect(target, embedded, metrics);
       running.add(connection);
       connection.registerSearchAttributes();
-      running.add(WorkerRuntime.start(connection, common.taskQueue, common.data(), vault, common.sessionAuthorization,
-          worker.approvalTimeout, worker.journalWriter));
-      FrontendRuntime front = FrontendRuntime.start(connection, common.taskQueue, common.data(), tools, settings, metrics);
+      WorkerRuntime workerRuntime = WorkerRuntime.start(connection, common.taskQueue, common.data(), vault,
+          common.sessionAuthorization, worker.approvalTimeout, worker.journalWriter);
+      running.add(workerRuntime);
+      // One JVM: the read path may use the worker's vault and journal (a frontend-only process may not).
+      FrontendRuntime front = FrontendRuntime.start(connection, common.taskQueue, common.data(), tools, settings, metrics,
+          workerRuntime.readAccess());
       running.add(front);
       HostPort mcp = settings.listen();
       out.printf("onceport: MCP endpoint http://%s:%d/mcp — %d tools from %s, Temporal %s%s (namespace %s, task queue %s), "

@@ -40,6 +40,7 @@ public final class McpConfig {
   private final SessionRegistry sessionRegistry;
   private final Consumer<JavalinDefaultRoutingApi> extraRoutes;
   private final Clock clock;
+  private final io.onceport.frontend.gateway.ReadPath readPath;
 
   private McpConfig(Builder b) {
     this.listenHost = b.listenHost;
@@ -64,6 +65,7 @@ public final class McpConfig {
     this.sessionRegistry = b.sessionRegistry == null ? SessionRegistry.none() : b.sessionRegistry;
     this.extraRoutes = b.extraRoutes == null ? routes -> {} : b.extraRoutes;
     this.clock = b.clock;
+    this.readPath = b.readPath;
   }
 
   public static Builder newBuilder() {
@@ -97,6 +99,8 @@ public final class McpConfig {
   /** Further routes on the same listener (codec server, metrics, health). */
   public Consumer<JavalinDefaultRoutingApi> extraRoutes() { return extraRoutes; }
   public Clock clock() { return clock; }
+  /** The read path for {@code read_only} tools, or null: every call takes the durable path. */
+  public io.onceport.frontend.gateway.ReadPath readPath() { return readPath; }
 
   public static final class Builder {
     private String listenHost = "127.0.0.1";
@@ -121,6 +125,7 @@ public final class McpConfig {
     private SessionRegistry sessionRegistry;
     private Consumer<JavalinDefaultRoutingApi> extraRoutes;
     private Clock clock = Clock.systemUTC();
+    private io.onceport.frontend.gateway.ReadPath readPath;
 
     private Builder() {}
 
@@ -297,6 +302,12 @@ public final class McpConfig {
 
     public Builder clock(Clock clock) {
       this.clock = Objects.requireNonNull(clock, "clock == null");
+      return this;
+    }
+
+    /** Answers {@code read_only} calls without an execution where it can (see {@code ReadPath}); default none. */
+    public Builder readPath(io.onceport.frontend.gateway.ReadPath reads) {
+      this.readPath = Objects.requireNonNull(reads, "reads == null");
       return this;
     }
 

@@ -33,6 +33,7 @@ final class McpController {
   private final SessionTokens sessions;
   private final ResponseWriter writer;
   private final SseStreams sse;
+  private final ReadAnswers reads;
   /** Requests in flight on this process, for notifications/cancelled and the delivery grace. */
   private final InFlightRequests inFlight = new InFlightRequests();
   private final ScheduledExecutorService graceTimer;
@@ -51,6 +52,7 @@ final class McpController {
     });
     this.writer = new ResponseWriter(gateway, config.clock(), config.deliveryGrace(), graceTimer, inFlight);
     this.sse = new SseStreams(config, gateway, writer, inFlight);
+    this.reads = new ReadAnswers(sse);
   }
 
   /** Decides the deliveries still in their grace now, then stops the timer. */
@@ -504,6 +506,10 @@ final class McpController {
     ToolCall call = new ToolCall(ex.actor(), name, args == null || args.isNull() ? Json.object() : args, runId,
         intentKey, ex.gatewaySession(runId), ex.id() == null ? null : ex.id().asText(), ex.protocolVersion(),
         ex.clientInfo(), ex.ctx().req().getRemoteAddr(), wait, ClientConnection.receivedNanos(ex.ctx().req()));
+    Reply read = readPath(ex, call, taskRequested, stream, p);
+    if (read != null) {
+      return read; // answered without an execution: nothing in flight to cancel or deliver
+    }
     InFlightRequests.Entry f = ex.id() != null && !taskRequested ? inFlight.open(scope(ex), ex.id()) : null;
     Reply reply = null;
     try {
@@ -515,6 +521,27 @@ final class McpController {
         inFlight.release(f); // no answer of it is pending a write or a grace
       }
     }
+  }
+
+  /**
+   * A read_only call the read path answers without an execution (see {@code DirectReads}); null when
+   * it takes the durable path. A task-augmented call always does: a task is an execution.
+   */
+  private Reply readPath(Exchange ex, ToolCall call, boolean taskRequested, boolean stream, JsonNode p) {
+    if (config.readPath() == null || taskRequested) {
+      return null;
+    }
+    java.util.Optional<io.onceport.frontend.gateway.ReadPath.Planned> planned;
+    try {
+      planned = config.readPath().plan(call);
+    } catch (GatewayException e) {
+      if (e.kind() == GatewayException.Kind.INVALID_ARGUMENTS) {
+        return Reply.of(result(ex, ToolResults.refusal(e.getMessage())));
+      }
+      throw e;
+    }
+    return planned.map(r -> reads.answer(ex, r, stream, p.path("_meta").get("progressToken"), res -> result(ex, res)))
+        .orElse(null);
   }
 
   private Reply callAndAnswer(Exchange ex, ToolCall call, InFlightRequests.Entry f, String name, boolean taskRequested,

@@ -17,6 +17,8 @@ import org.slf4j.LoggerFactory;
  * (which clients resume with {@code Last-Event-ID}).
  */
 public final class McpServer {
+  /** Pending connections the listener keeps before it refuses more (the kernel caps it at somaxconn). */
+  static final int ACCEPT_QUEUE = 1024;
   private final McpConfig config;
   private final Javalin app;
   private final McpController controller;
@@ -45,6 +47,15 @@ public final class McpServer {
       cfg.jetty.threadPool = pool;
       cfg.jetty.host = config.listenHost();
       cfg.jetty.port = config.listenPort();
+      // Our own connector only to raise the accept queue: the JDK default backlog of 50 resets
+      // connections when hundreds of agents (a duplicate storm) connect at once.
+      cfg.jetty.addConnector((server, http) -> {
+        ServerConnector connector = new ServerConnector(server, new org.eclipse.jetty.server.HttpConnectionFactory(http));
+        connector.setHost(config.listenHost());
+        connector.setPort(config.listenPort());
+        connector.setAcceptQueueSize(ACCEPT_QUEUE);
+        return connector;
+      });
       cfg.routes.before(transport::checkRoute); // every route, /metrics, /readyz, /codec/* and 404s included
       cfg.routes.post("/mcp", mcp::post);
       cfg.routes.get("/mcp", mcp::get);

@@ -77,6 +77,19 @@ public final class Metrics implements AutoCloseable {
   }
 
   /**
+   * A {@code read_only} call answered on the read path (no execution): {@code outcome} is
+   * {@code completed}, {@code failed} (the target answered with an error) or {@code no_answer}.
+   * Prometheus: {@code onceport_reads_total{tool,outcome}}, {@code onceport_read_seconds{tool}}.
+   */
+  public void read(String tool, String outcome, Duration elapsed) {
+    Objects.requireNonNull(elapsed, "elapsed == null");
+    Counter.builder("onceport.reads").description("Reads answered without an execution, by tool and outcome")
+        .tags("tool", tag(tool), "outcome", tag(outcome)).register(registry).increment();
+    Timer.builder("onceport.read").description("Read-path latency by tool (validation to answer)")
+        .tags("tool", tag(tool)).register(registry).record(elapsed);
+  }
+
+  /**
    * The tally scope for {@code WorkflowServiceStubsOptions.newBuilder().setMetricsScope(...)}: the
    * Temporal SDK's client and worker metrics land in this registry, flushed every 10 seconds.
    */

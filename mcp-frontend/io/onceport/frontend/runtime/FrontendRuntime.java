@@ -1,6 +1,12 @@
 package io.onceport.frontend.runtime;
 
+import io.onceport.activity.auth.AuthorizationActivitiesImpl;
+import io.onceport.activity.auth.SessionAuthorities;
+import io.onceport.activity.auth.SessionAuthority;
+import io.onceport.activity.auth.TargetPolicy;
 import io.onceport.activity.codec.AesGcmPayloadCodec;
+import io.onceport.activity.dispatch.CredentialResolver;
+import io.onceport.activity.http.HttpChannel;
 import io.onceport.activity.codec.KeyRing;
 import io.onceport.activity.operator.OperatorRegistry;
 import io.onceport.frontend.auth.AgentRegistry;
@@ -15,6 +21,7 @@ import io.onceport.frontend.mcp.McpServer;
 import io.onceport.frontend.ops.HealthChecks;
 import io.onceport.frontend.ops.Metrics;
 import io.onceport.frontend.ops.OpsRoutes;
+import io.onceport.frontend.read.DirectReads;
 import io.onceport.frontend.temporal.ExecutionDirectory;
 import io.onceport.frontend.temporal.TemporalConnection;
 import io.onceport.frontend.temporal.TemporalExecutionGateway;
@@ -50,6 +57,26 @@ public final class FrontendRuntime implements AutoCloseable {
   public static FrontendRuntime start(
       TemporalConnection connection, String taskQueue, Path dataDir, ContractSet contracts, FrontendSettings settings,
       Metrics metrics) {
+    return start(connection, taskQueue, dataDir, contracts, settings, metrics, ReadAccess.NONE);
+  }
+
+  /**
+   * What this process holds that the read path may use ({@link DirectReads}): {@code serve} passes
+   * the worker's vault and journal, a frontend-only process passes {@link #NONE} (its credentialed
+   * reads then take the durable path, where a worker resolves the credential).
+   *
+   * @param vault may be null
+   * @param journal may be null
+   */
+  public record ReadAccess(io.onceport.activity.vault.VaultService vault, DirectReads.ReadJournal journal) {
+    public static final ReadAccess NONE = new ReadAccess(null, null);
+  }
+
+  /** As {@link #start(TemporalConnection, String, Path, ContractSet, FrontendSettings, Metrics)}, with what reads may use. */
+  public static FrontendRuntime start(
+      TemporalConnection connection, String taskQueue, Path dataDir, ContractSet contracts, FrontendSettings settings,
+      Metrics metrics, ReadAccess access) {
+    java.util.Objects.requireNonNull(access, "access == null");
     FingerprintKey key;
     try {
       key = FingerprintKey.loadOrCreate(dataDir);
@@ -83,6 +110,7 @@ public final class FrontendRuntime implements AutoCloseable {
         .deliveryGrace(settings.deliveryGrace())
         .sessionKey(sessionKey(key))
         .sessionRegistry(new TemporalSessionRegistry(connection.client(), taskQueue, sessionWorkflowIds(key)))
+        .readPath(readPath(connection, taskQueue, key, contracts, settings, metrics, access))
         .extraRoutes(routes -> {
           codec.register(routes);
           ops.register(routes);
@@ -102,6 +130,21 @@ public final class FrontendRuntime implements AutoCloseable {
       }
     }, 1, 15, TimeUnit.SECONDS);
     return new FrontendRuntime(server, gateway, counter);
+  }
+
+  /** The read path with this process's own ladder: the same rungs as a worker's, with the vault it holds (or none). */
+  private static DirectReads readPath(TemporalConnection connection, String taskQueue, FingerprintKey key,
+      ContractSet contracts, FrontendSettings settings, Metrics metrics, ReadAccess access) {
+    String policy = settings.sessionPolicy() == null ? SessionAuthorities.OPERATOR : settings.sessionPolicy();
+    SessionAuthority auto = SessionAuthority.auto();
+    SessionAuthority operator = SessionAuthorities.forPolicy(SessionAuthorities.OPERATOR, connection.client(), taskQueue,
+        sessionWorkflowIds(key));
+    AuthorizationActivitiesImpl ladder = new AuthorizationActivitiesImpl(access.vault(),
+        SessionAuthorities.AUTO.equals(policy) ? auto : operator, java.time.Duration.ofMinutes(15), TargetPolicy.allowAll(),
+        p -> SessionAuthorities.AUTO.equals(p) ? auto : operator);
+    return new DirectReads(contracts, new ArgumentValidator(), ladder,
+        access.vault() == null ? CredentialResolver.NONE : access.vault(), HttpChannel.forReads(), settings.callWait(), policy,
+        metrics, access.journal());
   }
 
   /** Session workflow ids keyed with the fingerprint key: an agent cannot compute its session's workflow id. */

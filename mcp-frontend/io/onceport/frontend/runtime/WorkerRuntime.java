@@ -97,6 +97,14 @@ public final class WorkerRuntime implements AutoCloseable {
     return journals;
   }
 
+  /**
+   * What a front end in the same JVM may use for reads: this worker's vault, and its activity
+   * journal for one {@code read} entry per read (written without waiting for the fsync).
+   */
+  public FrontendRuntime.ReadAccess readAccess() {
+    return new FrontendRuntime.ReadAccess(vault, (payload, key) -> journals.activity().appendAsync(payload, key));
+  }
+
   @Override
   public void close() {
     lockWatcher.close();

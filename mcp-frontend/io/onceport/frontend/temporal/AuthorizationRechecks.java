@@ -4,7 +4,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.onceport.workflow.execution.ExecutionState;
 import io.onceport.workflow.execution.ToolExecutionWorkflow;
-import io.onceport.workflow.execution.ToolExecutionWorkflowImpl;
+import io.onceport.workflow.execution.ExecutionSearchAttributes;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.filter.v1.WorkflowTypeFilter;
 import io.temporal.api.workflow.v1.WorkflowExecutionInfo;
@@ -43,7 +43,7 @@ public final class AuthorizationRechecks {
   private static List<WorkflowExecution> waiting(TemporalConnection connection) {
     List<WorkflowExecution> out = new ArrayList<>();
     String query = "WorkflowType = '" + ToolExecutionWorkflow.TYPE + "' AND ExecutionStatus = 'Running' AND "
-        + ToolExecutionWorkflowImpl.SA_STATE.getName() + " IN ('" + ExecutionState.AWAITING_APPROVAL.wireName() + "', '"
+        + ExecutionSearchAttributes.SA_STATE.getName() + " IN ('" + ExecutionState.AWAITING_APPROVAL.wireName() + "', '"
         + ExecutionState.AWAITING_SESSION_AUTHORIZATION.wireName() + "')";
     try {
       connection.client().listExecutions(query).forEach(m -> out.add(m.getExecution()));

@@ -3,7 +3,7 @@ package io.onceport.frontend.temporal;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.onceport.workflow.ErrorTypes;
-import io.onceport.workflow.execution.ToolExecutionWorkflowImpl;
+import io.onceport.workflow.execution.ExecutionSearchAttributes;
 import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.failure.ApplicationFailure;
 import java.util.Locale;
@@ -35,7 +35,7 @@ final class EngineFailures {
   static Kind classify(Throwable e) {
     ApplicationFailure app = applicationFailure(e);
     if (app != null && (ErrorTypes.INTENT_KEY_MISMATCH.equals(app.getType())
-        || String.valueOf(app.getOriginalMessage()).startsWith(ToolExecutionWorkflowImpl.INTENT_KEY_MISMATCH_PREFIX))) {
+        || String.valueOf(app.getOriginalMessage()).startsWith(ExecutionSearchAttributes.INTENT_KEY_MISMATCH_PREFIX))) {
       return Kind.INTENT_KEY_MISMATCH;
     }
     for (Throwable t = e; t != null; t = t.getCause()) {

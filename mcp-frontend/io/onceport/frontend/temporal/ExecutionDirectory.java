@@ -4,7 +4,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.onceport.workflow.execution.ExecutionRecord;
 import io.onceport.workflow.execution.ToolExecutionWorkflow;
-import io.onceport.workflow.execution.ToolExecutionWorkflowImpl;
+import io.onceport.workflow.execution.ExecutionSearchAttributes;
 import io.temporal.api.common.v1.Payload;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
@@ -85,7 +85,7 @@ public final class ExecutionDirectory {
       throw e;
     }
     return Optional.of(runInfo(described.getWorkflowExecutionInfo(), keyword(described.getWorkflowExecutionInfo(),
-        ToolExecutionWorkflowImpl.SA_EXECUTION_ID.getName())));
+        ExecutionSearchAttributes.SA_EXECUTION_ID.getName())));
   }
 
   /** Up to {@code limit} runs of one workflow id, newest first (visibility on a cluster, a scan on the embedded engine). */
@@ -104,7 +104,7 @@ public final class ExecutionDirectory {
     infos.addAll(service.listClosedWorkflowExecutions(ListClosedWorkflowExecutionsRequest.newBuilder()
         .setNamespace(connection.namespace()).setExecutionFilter(filter).setMaximumPageSize(limit).build()).getExecutionsList());
     for (WorkflowExecutionInfo info : infos) {
-      out.add(runInfo(info, keyword(info, ToolExecutionWorkflowImpl.SA_EXECUTION_ID.getName())));
+      out.add(runInfo(info, keyword(info, ExecutionSearchAttributes.SA_EXECUTION_ID.getName())));
     }
     out.sort(Comparator.comparing((RunInfo r) -> r.startedAt() == null ? java.time.Instant.MIN : r.startedAt()).reversed());
     return out.size() > limit ? out.subList(0, limit) : out;
@@ -155,9 +155,9 @@ public final class ExecutionDirectory {
     long n = 0;
     for (WorkflowExecutionInfo info : service.listOpenWorkflowExecutions(ListOpenWorkflowExecutionsRequest.newBuilder()
         .setNamespace(connection.namespace()).setTypeFilter(type).setMaximumPageSize(10_000).build()).getExecutionsList()) {
-      String state = keyword(info, ToolExecutionWorkflowImpl.SA_STATE.getName());
+      String state = keyword(info, ExecutionSearchAttributes.SA_STATE.getName());
       if (state == null) {
-        state = keyword(describe(info.getExecution()).getWorkflowExecutionInfo(), ToolExecutionWorkflowImpl.SA_STATE.getName());
+        state = keyword(describe(info.getExecution()).getWorkflowExecutionInfo(), ExecutionSearchAttributes.SA_STATE.getName());
       }
       if (state != null && (state.startsWith("needs_review") || state.startsWith("awaiting_"))) {
         n++;
@@ -203,13 +203,13 @@ public final class ExecutionDirectory {
         .thenComparing(i -> i.getStartTime().getNanos()).reversed());
     List<ExecutionLocation> out = new ArrayList<>();
     for (WorkflowExecutionInfo info : infos) {
-      String id = keyword(info, ToolExecutionWorkflowImpl.SA_EXECUTION_ID.getName());
-      String who = keyword(info, ToolExecutionWorkflowImpl.SA_ACTOR.getName());
+      String id = keyword(info, ExecutionSearchAttributes.SA_EXECUTION_ID.getName());
+      String who = keyword(info, ExecutionSearchAttributes.SA_ACTOR.getName());
       if (id == null) {
         // The list did not carry search attributes: ask the run itself.
         DescribeWorkflowExecutionResponse described = describe(info.getExecution());
-        id = keyword(described.getWorkflowExecutionInfo(), ToolExecutionWorkflowImpl.SA_EXECUTION_ID.getName());
-        who = keyword(described.getWorkflowExecutionInfo(), ToolExecutionWorkflowImpl.SA_ACTOR.getName());
+        id = keyword(described.getWorkflowExecutionInfo(), ExecutionSearchAttributes.SA_EXECUTION_ID.getName());
+        who = keyword(described.getWorkflowExecutionInfo(), ExecutionSearchAttributes.SA_ACTOR.getName());
       }
       if (id == null || executionId != null && !executionId.equals(id) || actor != null && !actor.equals(who)) {
         continue;
@@ -257,7 +257,7 @@ public final class ExecutionDirectory {
   }
 
   private static ExecutionLocation location(WorkflowExecutionMetadata m) {
-    String id = m.getTypedSearchAttributes().get(ToolExecutionWorkflowImpl.SA_EXECUTION_ID);
+    String id = m.getTypedSearchAttributes().get(ExecutionSearchAttributes.SA_EXECUTION_ID);
     return new ExecutionLocation(id, m.getExecution().getWorkflowId(), m.getExecution().getRunId());
   }
 

@@ -8,7 +8,7 @@ import io.grpc.ForwardingClientCall;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.onceport.workflow.execution.ToolExecutionWorkflowImpl;
+import io.onceport.workflow.execution.ExecutionSearchAttributes;
 import io.temporal.api.enums.v1.IndexedValueType;
 import io.temporal.api.operatorservice.v1.AddSearchAttributesRequest;
 import io.temporal.api.workflowservice.v1.RespondWorkflowTaskCompletedRequest;
@@ -27,11 +27,11 @@ import java.util.Map;
 public final class TemporalConnection implements AutoCloseable {
   /** The search attributes every execution upserts; the Temporal UI filters on them. */
   public static final List<String> SEARCH_ATTRIBUTES = List.of(
-      ToolExecutionWorkflowImpl.SA_EXECUTION_ID.getName(),
-      ToolExecutionWorkflowImpl.SA_FINGERPRINT.getName(),
-      ToolExecutionWorkflowImpl.SA_TOOL.getName(),
-      ToolExecutionWorkflowImpl.SA_ACTOR.getName(),
-      ToolExecutionWorkflowImpl.SA_STATE.getName());
+      ExecutionSearchAttributes.SA_EXECUTION_ID.getName(),
+      ExecutionSearchAttributes.SA_FINGERPRINT.getName(),
+      ExecutionSearchAttributes.SA_TOOL.getName(),
+      ExecutionSearchAttributes.SA_ACTOR.getName(),
+      ExecutionSearchAttributes.SA_STATE.getName());
 
   private final String target;
   private final String namespace;

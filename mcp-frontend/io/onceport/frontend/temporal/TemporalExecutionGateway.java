@@ -13,7 +13,7 @@ import io.onceport.workflow.execution.CancelRequest;
 import io.onceport.workflow.execution.DeliveryReport;
 import io.onceport.workflow.execution.ExecutionRecord;
 import io.onceport.workflow.execution.ToolExecutionWorkflow;
-import io.onceport.workflow.execution.ToolExecutionWorkflowImpl;
+import io.onceport.workflow.execution.ExecutionSearchAttributes;
 import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
 import io.temporal.client.UpdateOptions;
@@ -470,7 +470,7 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
     ExecutionRecord record = directory.record(directory.latestRun(prepared.workflowId()));
     if (!record.fingerprint().equals(prepared.input().fingerprint())) {
       throw new GatewayException(GatewayException.Kind.INTENT_KEY_MISMATCH,
-          ToolExecutionWorkflowImpl.INTENT_KEY_MISMATCH_PREFIX + "intent key " + prepared.input().intentKey() + " was already used by execution " + record.executionId()
+          ExecutionSearchAttributes.INTENT_KEY_MISMATCH_PREFIX + "intent key " + prepared.input().intentKey() + " was already used by execution " + record.executionId()
               + " for a different request; use a new key for a new intent", cause);
     }
     return record;

@@ -37,12 +37,12 @@ import org.slf4j.Logger;
  * change it; fix bugs in {@link ToolExecutionWorkflowImpl} behind a new version instead.
  */
 final class ToolExecutionV1 {
-  private static final SearchAttributeKey<String> SA_EXECUTION_ID = ToolExecutionWorkflowImpl.SA_EXECUTION_ID;
-  private static final SearchAttributeKey<String> SA_FINGERPRINT = ToolExecutionWorkflowImpl.SA_FINGERPRINT;
-  private static final SearchAttributeKey<String> SA_TOOL = ToolExecutionWorkflowImpl.SA_TOOL;
-  private static final SearchAttributeKey<String> SA_ACTOR = ToolExecutionWorkflowImpl.SA_ACTOR;
-  private static final SearchAttributeKey<String> SA_STATE = ToolExecutionWorkflowImpl.SA_STATE;
-  private static final String INTENT_KEY_MISMATCH_PREFIX = ToolExecutionWorkflowImpl.INTENT_KEY_MISMATCH_PREFIX;
+  private static final SearchAttributeKey<String> SA_EXECUTION_ID = ExecutionSearchAttributes.SA_EXECUTION_ID;
+  private static final SearchAttributeKey<String> SA_FINGERPRINT = ExecutionSearchAttributes.SA_FINGERPRINT;
+  private static final SearchAttributeKey<String> SA_TOOL = ExecutionSearchAttributes.SA_TOOL;
+  private static final SearchAttributeKey<String> SA_ACTOR = ExecutionSearchAttributes.SA_ACTOR;
+  private static final SearchAttributeKey<String> SA_STATE = ExecutionSearchAttributes.SA_STATE;
+  private static final String INTENT_KEY_MISMATCH_PREFIX = ExecutionSearchAttributes.INTENT_KEY_MISMATCH_PREFIX;
 
   /** Sends that provably did not reach the target are retried this many times at most. */
   static final int MAX_NOT_SENT_RETRIES = 5;

@@ -6,8 +6,11 @@ import java.util.List;
 
 /**
  * Appends execution transitions to the tamper-evident activity journal. Idempotent per
- * {@link JournalEntry#appendKey()}: a retried activity does not write a second entry. Returns only
- * after the entries are durable.
+ * {@link JournalEntry#appendKey()}: a retried activity does not write a second entry. Returns once
+ * the entry is written (it survives a crash of the worker process) without waiting for its fsync:
+ * these transitions are in the workflow history too, and the journal forces them with its next
+ * group commit. Only the {@code dispatched} entry must be durable before an effect; the dispatch
+ * activity writes that one itself and waits for its fsync.
  */
 @ActivityInterface
 public interface JournalActivities {

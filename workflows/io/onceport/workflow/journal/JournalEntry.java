@@ -7,8 +7,9 @@ import java.util.Objects;
  * One execution transition for the activity journal. Never holds a secret: arguments appear only
  * masked, credentials only by reference name.
  *
- * @param transition lifecycle word: accepted, authorized, rejected, awaiting_approval, dispatched,
- *     outcome, status_query, review_resolved, delivered, not_delivered, attached, cancelled, expired
+ * @param transition lifecycle word, one of {@link JournalTransition}'s wire names (accepted,
+ *     authorized, dispatched, outcome, status_query, call, delivered, ...); a string, so entries of
+ *     words older than the enum still read
  * @param attempt distinguishes repeated transitions of one kind (the n-th dispatch, the n-th
  *     attach); appends are idempotent per (executionId, transition, attempt)
  * @param at ISO-8601 time of the transition (workflow time)

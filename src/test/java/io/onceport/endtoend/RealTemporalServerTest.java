@@ -17,7 +17,7 @@ import io.onceport.testing.TemporalCli;
 import io.onceport.workflow.execution.ExecutionRecord;
 import io.onceport.workflow.execution.ExecutionState;
 import io.onceport.workflow.execution.Outcome;
-import io.onceport.workflow.execution.ToolExecutionWorkflowImpl;
+import io.onceport.workflow.execution.ExecutionSearchAttributes;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
@@ -116,8 +116,8 @@ class RealTemporalServerTest {
     assertEquals(1, cluster.dispatches(completedId));
     ExecutionRecord record = awaitRecord(completedId, r -> "completed_result_delivered".equals(r.view()), Duration.ofSeconds(20));
     var described = connection.client().newUntypedWorkflowStub(record.workflowId()).describe();
-    assertEquals(completedId, described.getTypedSearchAttributes().get(ToolExecutionWorkflowImpl.SA_EXECUTION_ID));
-    assertEquals("create_release", described.getTypedSearchAttributes().get(ToolExecutionWorkflowImpl.SA_TOOL));
+    assertEquals(completedId, described.getTypedSearchAttributes().get(ExecutionSearchAttributes.SA_EXECUTION_ID));
+    assertEquals("create_release", described.getTypedSearchAttributes().get(ExecutionSearchAttributes.SA_TOOL));
     String listed = listUntilFound(server.target(), "OnceportState = 'completed_result_delivered'", completedId);
     assertTrue(listed.contains("create_release"), listed);
     assertEquals(1, connection.client().listExecutions("OnceportExecutionId = '" + completedId + "'").count());
@@ -171,7 +171,7 @@ class RealTemporalServerTest {
     while (System.nanoTime() < deadline) {
       var found = connection.client().listExecutions("OnceportTool = 'send_notification' AND OnceportState = 'dispatched'").toList();
       if (found.size() == 1) {
-        return found.get(0).getTypedSearchAttributes().get(ToolExecutionWorkflowImpl.SA_EXECUTION_ID);
+        return found.get(0).getTypedSearchAttributes().get(ExecutionSearchAttributes.SA_EXECUTION_ID);
       }
       Thread.sleep(100);
     }

@@ -113,8 +113,10 @@ public final class GatewayHarness implements AutoCloseable {
     worker = startWorker ? WorkerRuntime.start(connection, TASK_QUEUE, data, null, "auto", Duration.ofMinutes(1), "harness") : null;
     frontendConnection = frontendInterceptors.isEmpty() ? connection : TemporalConnection.connect(temporalTarget(), "default", nonSticky,
         io.onceport.activity.codec.Payloads.dataConverter(true, data), Duration.ofSeconds(10), null, frontendInterceptors);
+    // As serve: with a worker in this JVM the read path may use its vault and journal.
     frontend = FrontendRuntime.start(frontendConnection, TASK_QUEUE, data, tools,
-        io.onceport.frontend.runtime.FrontendSettings.loopback(callWait, "auto"), metrics);
+        io.onceport.frontend.runtime.FrontendSettings.loopback(callWait, "auto"), metrics,
+        worker != null ? worker.readAccess() : FrontendRuntime.ReadAccess.NONE);
     directory = new ExecutionDirectory(connection);
   }
 

@@ -15,6 +15,8 @@ final class FailingFileChannel extends FileChannel {
   volatile IOException forceFailure;
   /** Bytes a failing write still puts on disk first, like a short write before ENOSPC. */
   volatile int partialBytes;
+  /** When set, forces wait for it: a slow device. */
+  volatile java.util.concurrent.CountDownLatch forceGate;
 
   FailingFileChannel(FileChannel delegate) {
     this.delegate = delegate;
@@ -35,6 +37,15 @@ final class FailingFileChannel extends FileChannel {
 
   @Override
   public void force(boolean metaData) throws IOException {
+    java.util.concurrent.CountDownLatch gate = forceGate;
+    if (gate != null) {
+      try {
+        gate.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted");
+      }
+    }
     if (forceFailure != null) {
       throw forceFailure;
     }

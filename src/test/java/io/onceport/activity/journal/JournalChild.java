@@ -25,6 +25,15 @@ public final class JournalChild {
         return;
       }
       long start = j.size();
+      if (mode.equals("append-async")) {
+        for (long i = start; ; i++) {
+          // Reported once written, not once forced: a kill -9 must not lose it (the OS has the page).
+          Appended a = j.appendAsync(Map.of("transition", "accepted", "i", i, "pad", "y".repeat((int) (i % 200))),
+              "child/" + i).appended();
+          System.out.println("written " + a.seq() + " child/" + i);
+          System.out.flush();
+        }
+      }
       for (long i = start; ; i++) {
         Appended a = j.append(Map.of("transition", "dispatched", "i", i, "pad", "x".repeat((int) (i % 300))),
             "child/" + i);

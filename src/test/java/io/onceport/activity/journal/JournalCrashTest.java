@@ -30,9 +30,18 @@ class JournalCrashTest {
 
   @Test
   void killDashNineDuringAppendsLosesNoAcknowledgedEntryAndLeavesNoTornEntry() throws Exception {
+    killRepeatedly("append");
+  }
+
+  @Test
+  void killDashNineDuringAsynchronousAppendsLosesNoWrittenEntryAndLeavesNoTornEntry() throws Exception {
+    killRepeatedly("append-async");
+  }
+
+  private void killRepeatedly(String mode) throws Exception {
     long lastAcked = 0;
     for (int round = 0; round < 3; round++) {
-      Process child = JournalChild.start("append", data, "w1", SIGNER);
+      Process child = JournalChild.start(mode, data, "w1", SIGNER);
       long killAfter = lastAcked + 150 + round * 37;
       try (BufferedReader out = new BufferedReader(
           new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {

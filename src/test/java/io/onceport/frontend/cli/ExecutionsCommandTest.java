@@ -15,7 +15,7 @@ import io.onceport.testing.ScriptedDispatch;
 import io.onceport.testing.SimplePreparation;
 import io.onceport.workflow.contract.ReplayClass;
 import io.onceport.workflow.execution.ToolExecutionWorkflow;
-import io.onceport.workflow.execution.ToolExecutionWorkflowImpl;
+import io.onceport.workflow.execution.ExecutionSearchAttributes;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.common.SearchAttributes;
 import java.io.PrintWriter;
@@ -58,8 +58,8 @@ class ExecutionsCommandTest {
         WorkflowOptions.newBuilder()
             .setWorkflowId("onceport-fp-stuck").setTaskQueue("incompatible")
             .setTypedSearchAttributes(SearchAttributes.newBuilder()
-                .set(ToolExecutionWorkflowImpl.SA_EXECUTION_ID, STUCK)
-                .set(ToolExecutionWorkflowImpl.SA_ACTOR, "agent:deployer").build())
+                .set(ExecutionSearchAttributes.SA_EXECUTION_ID, STUCK)
+                .set(ExecutionSearchAttributes.SA_ACTOR, "agent:deployer").build())
             .build());
     stuck.start("anything");
     stuck.getResult(String.class);

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.onceport.workflow.execution.ToolExecutionWorkflowImpl;
+import io.onceport.workflow.execution.ExecutionSearchAttributes;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -61,7 +61,7 @@ class TemporalCliServerTest {
       var stub = connection.client().newUntypedWorkflowStub("SomeType",
           io.temporal.client.WorkflowOptions.newBuilder().setTaskQueue("nobody-polls").setWorkflowId("durable-" + System.nanoTime())
               .setTypedSearchAttributes(io.temporal.common.SearchAttributes.newBuilder()
-                  .set(ToolExecutionWorkflowImpl.SA_EXECUTION_ID, "act_cli_test").build())
+                  .set(ExecutionSearchAttributes.SA_EXECUTION_ID, "act_cli_test").build())
               .build());
       workflowId = stub.start().getWorkflowId();
     } finally {
@@ -70,7 +70,7 @@ class TemporalCliServerTest {
     TemporalCliServer second = TemporalCliServer.start(binary, data, "127.0.0.1", 0, 0, true, null, Duration.ofSeconds(90));
     try (TemporalConnection connection = TemporalConnection.connect(second.target(), "default", false, null, Duration.ofSeconds(10))) {
       var described = connection.client().newUntypedWorkflowStub(workflowId).describe();
-      assertEquals("act_cli_test", described.getTypedSearchAttributes().get(ToolExecutionWorkflowImpl.SA_EXECUTION_ID));
+      assertEquals("act_cli_test", described.getTypedSearchAttributes().get(ExecutionSearchAttributes.SA_EXECUTION_ID));
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
       long found = 0;
       while (found == 0 && System.nanoTime() < deadline) {

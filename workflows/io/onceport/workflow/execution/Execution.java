@@ -1,0 +1,397 @@
+package io.onceport.workflow.execution;
+
+import com.fasterxml.jackson.annotation.JsonAutoDetect;
+import com.fasterxml.jackson.annotation.JsonAutoDetect.Visibility;
+import io.onceport.workflow.contract.ToolContract;
+import io.onceport.workflow.dispatch.DispatchResult;
+import io.onceport.workflow.journal.JournalTransition;
+import io.onceport.workflow.replay.ReplayPolicy;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+
+/**
+ * One execution as its run knows it: the state object of {@link ToolExecutionWorkflowImpl} (in the
+ * spirit of samples-java's single-state-object workflows). It owns the state transitions, the
+ * version counter, the evidence (its {@link SendLog}, {@link CallLog} and transitions), the {@link
+ * JournalQueue} of entries waiting to be written, and the one place the {@link ExecutionRecord} is
+ * built from them.
+ *
+ * <p><b>Why one object.</b> Every change goes through a method here, and every method that changes
+ * what a caller could see bumps {@link #version()} exactly once, so a waiter in {@code awaitChange}
+ * cannot miss a change and nobody writes {@code version++} by hand.
+ *
+ * <p><b>Determinism.</b> It holds data only: no stubs, promises or timers, and it issues no Temporal
+ * command. Time comes from the clock it is given ({@code Workflow::currentTimeMillis} in the
+ * workflow), so it is also usable, and tested, outside a workflow.
+ *
+ * <p><b>Serializable.</b> Its fields are the whole state, and it round-trips through the data
+ * converter (fields only; the clock and the logger are the run's, given again by {@link #resume}),
+ * so it could be carried to a new run as input, as samples-java's state objects are.
+ */
+@JsonAutoDetect(fieldVisibility = Visibility.ANY, getterVisibility = Visibility.NONE, isGetterVisibility = Visibility.NONE)
+final class Execution {
+  // Set once, by the constructor (or the data converter).
+  private ExecutionInput input;
+  private String executionId;
+  private String workflowId;
+  private String runId;
+  private String acceptedAt;
+  private JournalQueue journal;
+  private transient LongSupplier clock;
+  private transient Logger log;
+
+  private ExecutionState state = ExecutionState.ACCEPTED;
+  private Outcome outcome = Outcome.PENDING;
+  private Delivery delivery = Delivery.PENDING;
+  private String authorizedAt;
+  private String dispatchedAt;
+  private String completedAt;
+  private String deliveredAt;
+  private String resultReference;
+  private DispatchResult result;
+  private ExecutionRecord.Authorization authorization;
+  private ExecutionRecord.Review review;
+  private final SendLog sends = new SendLog();
+  private final CallLog calls = new CallLog();
+  private final List<ExecutionRecord.Transition> transitions = new ArrayList<>();
+  private String attachableUntil;
+  private String cancellation;
+  private String message = "accepted";
+  private long version;
+  private int refusals;
+
+  /** An accepted execution: its first transition, and its {@code accepted} entry queued (version 0). */
+  Execution(ExecutionInput input, String executionId, long acceptedMillis, String workflowId, String runId,
+      LongSupplier clock, Logger log) {
+    this.input = Objects.requireNonNull(input, "input == null");
+    this.executionId = Objects.requireNonNull(executionId, "executionId == null");
+    this.workflowId = workflowId;
+    this.runId = runId;
+    this.clock = Objects.requireNonNull(clock, "clock == null");
+    this.log = Objects.requireNonNull(log, "log == null");
+    this.acceptedAt = Instant.ofEpochMilli(acceptedMillis).toString();
+    this.journal = new JournalQueue(executionId, input.fingerprint(), input.tool());
+    transitions.add(new ExecutionRecord.Transition(state.wireName(), acceptedAt, ""));
+    queue(JournalTransition.ACCEPTED, 1, Map.of(
+        "tool", input.tool(), "actor", input.actor(), "target", input.target(),
+        "replay_class", input.contract().replayClass().wireName(), "intent_scope", input.intentScope(),
+        "arguments", input.shownArguments()));
+  }
+
+  /** For the data converter: every field is then set from the payload. */
+  private Execution() {}
+
+  /** A deserialized execution continues with this run's clock and logger. */
+  Execution resume(LongSupplier clock, Logger log) {
+    this.clock = Objects.requireNonNull(clock, "clock == null");
+    this.log = Objects.requireNonNull(log, "log == null");
+    return this;
+  }
+
+  ExecutionInput input() {
+    return input;
+  }
+
+  String executionId() {
+    return executionId;
+  }
+
+  ExecutionState state() {
+    return state;
+  }
+
+  Delivery delivery() {
+    return delivery;
+  }
+
+  long version() {
+    return version;
+  }
+
+  /** The sends and the policy's counters; changes a caller sees go through this object's methods. */
+  SendLog sends() {
+    return sends;
+  }
+
+  /** The entries queued for the journal: the main method writes them. */
+  JournalQueue journal() {
+    return journal;
+  }
+
+  /** Workflow time as ISO-8601, the form every time on the record takes. */
+  String now() {
+    return Instant.ofEpochMilli(clock.getAsLong()).toString();
+  }
+
+  /** Settled: finished, or waiting for an operator's review. */
+  boolean isSettled() {
+    return state.isTerminal() || state == ExecutionState.NEEDS_REVIEW;
+  }
+
+  /** Settled, or waiting on a person: an answer a caller can be given now. */
+  boolean hasAnswer() {
+    return isSettled() || state == ExecutionState.AWAITING_APPROVAL || state == ExecutionState.AWAITING_SESSION_AUTHORIZATION;
+  }
+
+  /** True while nothing sent may have acted: a cancellation still stops the execution. */
+  boolean mayCancel() {
+    return !sends.anyUncertain() && !state.mayHaveCrossedDispatch();
+  }
+
+  /** What the replay policy decides on. */
+  ReplayPolicy.Situation situation(boolean succeeded) {
+    return sends.situation(input.contract(), clock.getAsLong(), succeeded);
+  }
+
+  void transition(ExecutionState next, String text) {
+    state = next;
+    message = text;
+    transitions.add(new ExecutionRecord.Transition(next.wireName(), now(), text));
+    version++;
+    log.info("{} {} {}", executionId, next.wireName(), text);
+  }
+
+  /** An event on the record that is not a state (a refused decision, a journal gap). */
+  private void note(String kind, String text) {
+    transitions.add(new ExecutionRecord.Transition(kind, now(), text));
+    version++;
+  }
+
+  /**
+   * The ladder's decision on the record (how it decided: rule, by, reason, until when it waits), the
+   * state it leads to, and its journal entry. A rejection means nothing was, or will be, executed.
+   */
+  void authorization(ExecutionRecord.Authorization how, ExecutionState next, String text, JournalTransition entry,
+      Map<String, Object> detail) {
+    authorization = how;
+    if (next == ExecutionState.AUTHORIZED) {
+      authorizedAt = how.at();
+    } else if (next == ExecutionState.REJECTED) {
+      outcome = Outcome.NOT_EXECUTED;
+    }
+    transition(next, text);
+    queue(entry, 1, detail);
+  }
+
+  /** An operator's statement was refused: on the record, and in the journal with what was presented ({@code detail}). */
+  void decisionRefused(String kind, String refusal, Map<String, Object> detail) {
+    refusals++;
+    queue(JournalTransition.DECISION_REFUSED, refusals, detail);
+    note("decision_refused", kind + " refused: " + refusal);
+  }
+
+  /** Whether a cancellation can still stop the execution: nothing sent may have acted. */
+  boolean cancellable() {
+    return !(state.isTerminal() || state.mayHaveCrossedDispatch() || sends.anyUncertain());
+  }
+
+  void cancellationRequested(String who) {
+    cancellation = "cancelled by " + who;
+  }
+
+  void cancellationRefused(String who, String by) {
+    cancellation = "cancellation requested by " + who + " after dispatch; a sent request cannot be unsent, only waiting stopped";
+    version++;
+    queue(JournalTransition.CANCEL_REFUSED, 1, Map.of("by", by, "state", state.wireName()));
+  }
+
+  void cancelledBeforeDispatch() {
+    outcome = Outcome.NOT_EXECUTED;
+    transition(ExecutionState.CANCELLED, "cancelled before dispatch; nothing was sent (" + cancellation + ")");
+    queue(JournalTransition.CANCELLED, 1, Map.of("detail", cancellation));
+  }
+
+  /** A send begins: dispatched, outcome pending; returns its attempt number. */
+  int sendStarted() {
+    int attempt = sends.begin();
+    if (dispatchedAt == null) {
+      dispatchedAt = now();
+    }
+    outcome = Outcome.PENDING;
+    transition(ExecutionState.DISPATCHED, "dispatched (send " + attempt + "), outcome pending");
+    return attempt;
+  }
+
+  void sendAnswered(int attempt, String startedAt, Integer code, String reference) {
+    sends.add(new ExecutionRecord.Send(attempt, executionId, startedAt, now(), ExecutionRecord.Send.ANSWERED, code, "", null));
+    resultReference = reference;
+  }
+
+  /** Provably nothing left: back to authorized for the policy's next step. */
+  void sendNotSent(int attempt, String startedAt, String text) {
+    sends.add(new ExecutionRecord.Send(attempt, executionId, startedAt, now(), ExecutionRecord.Send.NOT_SENT, null, text, null));
+    queue(JournalTransition.NOT_SENT, attempt, Map.of("reason", text));
+    transition(ExecutionState.AUTHORIZED, "not sent (" + text + ")");
+  }
+
+  /** The request could never be sent (invalid, no credential, host key): the policy fails it. */
+  void sendNotDispatchable(int attempt, String startedAt, String text) {
+    sends.add(new ExecutionRecord.Send(attempt, executionId, startedAt, now(), ExecutionRecord.Send.NOT_SENT, null, text, null));
+  }
+
+  /** Bytes may have reached the target and no answer came (or the worker was lost mid-send). */
+  void sendUncertain(int attempt, String startedAt, String text, boolean workerLost) {
+    sends.add(new ExecutionRecord.Send(attempt, executionId, startedAt, now(),
+        workerLost ? ExecutionRecord.Send.WORKER_LOST : ExecutionRecord.Send.OUTCOME_UNKNOWN, null, text, null));
+    sends.uncertain();
+    outcome = Outcome.UNKNOWN;
+    queue(JournalTransition.OUTCOME_UNKNOWN, attempt,
+        Map.of("reason", text, "observed", workerLost ? ExecutionRecord.Send.WORKER_LOST : ExecutionRecord.Send.OUTCOME_UNKNOWN));
+    version++;
+  }
+
+  /**
+   * Proof (a status query's "not executed", an operator's re-dispatch) that no send under this key
+   * acted: nothing uncertain remains, and the next send is a first one again.
+   */
+  void provedNotActed(String text) {
+    sends.provedNotActed();
+    outcome = Outcome.PENDING;
+    transition(ExecutionState.AUTHORIZED, text);
+  }
+
+  void statusQueryStarted() {
+    if (state != ExecutionState.VERIFYING) {
+      transition(ExecutionState.VERIFYING, "outcome unknown; asking the target's status facility");
+    }
+    sends.statusQueried();
+  }
+
+  void statusChecked(String verdict, Integer code, String detail) {
+    int checks = sends.checked(new ExecutionRecord.StatusCheck(now(), verdict, code, detail));
+    version++;
+    queue(JournalTransition.STATUS_QUERY, checks, Map.of("verdict", verdict, "detail", detail));
+  }
+
+  void needsReview(String reason) {
+    transition(ExecutionState.NEEDS_REVIEW,
+        "outcome unknown (" + reason + "); it was not re-sent and waits for an operator: onceport executions resolve " + executionId);
+    queue(JournalTransition.NEEDS_REVIEW, Math.max(1, sends.size()), Map.of("reason", reason));
+  }
+
+  void reviewResolved(Resolution decided) {
+    review = new ExecutionRecord.Review(decided.decision().name().toLowerCase(), decided.reason(), decided.by(), now());
+    queue(JournalTransition.REVIEW_RESOLVED, Math.max(1, sends.size()),
+        Map.of("decision", review.decision(), "by", decided.by(), "reason", decided.reason()));
+  }
+
+  /**
+   * The result the outcome settles on: the target's answer (its reference was given with the send,
+   * {@code reference} null) or what a status query found (a reference of its own).
+   */
+  void result(DispatchResult answer, String reference) {
+    result = answer;
+    if (reference != null) {
+      resultReference = reference;
+    }
+  }
+
+  void settled(boolean succeeded, String why, boolean journalOutcome) {
+    outcome = succeeded ? Outcome.COMPLETED : Outcome.FAILED;
+    completedAt = now();
+    transition(succeeded ? ExecutionState.COMPLETED : ExecutionState.FAILED, (succeeded ? "completed: " : "failed: ") + why);
+    if (!journalOutcome) {
+      return;
+    }
+    Map<String, Object> detail = new LinkedHashMap<>(Map.of("outcome", outcome.wireName()));
+    putIfPresent(detail, "target_status", result == null ? null : result.status());
+    putIfPresent(detail, "exit_status", result == null ? null : result.exitStatus());
+    putIfPresent(detail, "result_reference", resultReference);
+    queue(JournalTransition.OUTCOME, Math.max(1, sends.size()), detail);
+  }
+
+  void failed(Outcome why, String text) {
+    outcome = why;
+    completedAt = now();
+    transition(ExecutionState.FAILED, text);
+    queue(JournalTransition.OUTCOME, Math.max(1, sends.size()), Map.of("outcome", why.wireName(), "reason", text));
+  }
+
+  void attachWindowOpened(long untilMillis) {
+    attachableUntil = Instant.ofEpochMilli(untilMillis).toString();
+    version++;
+  }
+
+  /** The window closed with a settled result nobody was known to receive. */
+  void attachWindowClosed() {
+    if (delivery != Delivery.DELIVERED && (state == ExecutionState.COMPLETED || state == ExecutionState.FAILED)) {
+      queue(JournalTransition.ATTACH_WINDOW_CLOSED, 1, Map.of("delivery", delivery.wireName()));
+    }
+  }
+
+  /** A call that attached (the first one created the execution; later ones are retries). */
+  void attached(AttachRequest request) {
+    recordCall(request, calls.any());
+    version++;
+  }
+
+  /** Calls a front end coalesced onto an attach it already made: retries, recorded in one change. */
+  void coalesced(List<AttachRequest> requests) {
+    for (AttachRequest request : requests) {
+      recordCall(request, true);
+    }
+    version++;
+  }
+
+  private void recordCall(AttachRequest request, boolean retry) {
+    ExecutionState at = state;
+    queue(JournalTransition.CALL, calls.add(request, retry, at), CallLog.evidence(request, retry, at));
+  }
+
+  /**
+   * A front end's report on one call. Delivered counts only once the result is settled (and not
+   * merely waiting for review); not delivered never overrides an earlier delivery.
+   */
+  void deliveryReported(DeliveryReport report) {
+    calls.reported(report);
+    if (report.delivered() && isSettled() && state != ExecutionState.NEEDS_REVIEW) {
+      if (delivery != Delivery.DELIVERED) {
+        delivery = Delivery.DELIVERED;
+        deliveredAt = report.at();
+        queue(JournalTransition.DELIVERED, 1, Map.of("call", report.callId()));
+      }
+    } else if (!report.delivered() && delivery != Delivery.DELIVERED) {
+      delivery = Delivery.NOT_DELIVERED;
+      queue(JournalTransition.NOT_DELIVERED, calls.notDelivered(), Map.of("call", report.callId(), "detail", report.detail()));
+    }
+    version++;
+  }
+
+  private void queue(JournalTransition transition, int attempt, Map<String, Object> detail) {
+    journal.add(transition, attempt, now(), detail);
+  }
+
+  /** A journal append failed: recorded here and in history, not fatal. */
+  void journalGap(String what, String why) {
+    log.warn("{} journal append of {} failed: {}", executionId, what, why);
+    note("journal_unavailable", what + ": " + why);
+  }
+
+  /** The record as the query, the updates and the run's result return it. */
+  ExecutionRecord record() {
+    ToolContract contract = input.contract();
+    Integer targetStatus = result == null ? null : result.status();
+    Integer exitStatus = result == null ? null : result.exitStatus();
+    String shown = calls.unrecorded() == 0 ? message : message + " (" + calls.unrecorded() + " further calls not itemized)";
+    return new ExecutionRecord(
+        executionId, workflowId, runId, input.fingerprint(), input.intentKey(), input.tool(),
+        input.actor(), input.intentScope(), input.sessionId(), contract.channel().name().toLowerCase(),
+        input.target(), input.method(), contract.credentialRef(), contract.replayClass().wireName(),
+        input.shownArguments(), state, outcome, delivery, acceptedAt, authorizedAt, dispatchedAt, completedAt,
+        deliveredAt, targetStatus, exitStatus, resultReference, result, authorization, review,
+        sends.size(), sends.sends(), sends.statusChecks(), calls.calls(), transitions, attachableUntil, cancellation,
+        shown, version);
+  }
+
+  private static void putIfPresent(Map<String, Object> map, String key, Object value) {
+    if (value != null) {
+      map.put(key, value);
+    }
+  }
+}

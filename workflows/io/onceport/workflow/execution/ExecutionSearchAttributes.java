@@ -1,0 +1,21 @@
+package io.onceport.workflow.execution;
+
+import io.temporal.common.SearchAttributeKey;
+
+/**
+ * The names a {@code ToolExecution} run publishes to Temporal visibility, and the one failure text
+ * clients recognise, for code outside the workflow (front end, CLI, tests) so that it never needs
+ * the workflow implementation. The keys must be registered on the namespace before the worker runs.
+ */
+public final class ExecutionSearchAttributes {
+  public static final SearchAttributeKey<String> SA_EXECUTION_ID = SearchAttributeKey.forKeyword("OnceportExecutionId");
+  public static final SearchAttributeKey<String> SA_FINGERPRINT = SearchAttributeKey.forKeyword("OnceportFingerprint");
+  public static final SearchAttributeKey<String> SA_TOOL = SearchAttributeKey.forKeyword("OnceportTool");
+  public static final SearchAttributeKey<String> SA_ACTOR = SearchAttributeKey.forKeyword("OnceportActor");
+  public static final SearchAttributeKey<String> SA_STATE = SearchAttributeKey.forKeyword("OnceportState");
+
+  /** How the attach validator's refusal of a reused intent key begins (failure types of validators are not kept). */
+  public static final String INTENT_KEY_MISMATCH_PREFIX = "intent key reused: ";
+
+  private ExecutionSearchAttributes() {}
+}

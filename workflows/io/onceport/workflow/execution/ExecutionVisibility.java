@@ -1,0 +1,87 @@
+package io.onceport.workflow.execution;
+
+import static io.onceport.workflow.execution.ExecutionSearchAttributes.SA_ACTOR;
+import static io.onceport.workflow.execution.ExecutionSearchAttributes.SA_EXECUTION_ID;
+import static io.onceport.workflow.execution.ExecutionSearchAttributes.SA_FINGERPRINT;
+import static io.onceport.workflow.execution.ExecutionSearchAttributes.SA_STATE;
+import static io.onceport.workflow.execution.ExecutionSearchAttributes.SA_TOOL;
+
+import io.temporal.workflow.Workflow;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * What an operator sees of an execution in Temporal visibility, derived from its record in this
+ * one place: the search attributes ({@link ExecutionSearchAttributes}) and the memo {@code
+ * summary}.
+ *
+ * <p><b>Cost.</b> An upsert is a command in history, so it is written only when its value changed:
+ * the identity attributes once, with the first state; {@code OnceportState} when the view label
+ * changed; the memo when the execution settles, waits for a person, or closes, and its text changed.
+ * Called from the main method only (never from a handler, whose commands could replay in another
+ * order), at most once per wait.
+ */
+final class ExecutionVisibility {
+  private static final Pattern TOP_LEVEL_ARGUMENT =
+      Pattern.compile("\"([A-Za-z0-9_.-]{1,40})\":(\"[^\"]{0,40}\"|[0-9.eE+-]{1,20}|true|false|null)");
+
+  private String publishedLabel;
+  private String publishedMemo;
+  private boolean publishedIdentity;
+
+  void publish(Execution execution) {
+    ExecutionRecord r = execution.record();
+    String label = r.view();
+    if (!label.equals(publishedLabel)) {
+      if (!publishedIdentity) {
+        Workflow.upsertTypedSearchAttributes(
+            SA_EXECUTION_ID.valueSet(r.executionId()),
+            SA_FINGERPRINT.valueSet(r.fingerprint()),
+            SA_TOOL.valueSet(r.tool()),
+            SA_ACTOR.valueSet(r.actor()),
+            SA_STATE.valueSet(label));
+        publishedIdentity = true;
+      } else {
+        Workflow.upsertTypedSearchAttributes(SA_STATE.valueSet(label));
+      }
+      publishedLabel = label;
+    }
+    if (memoDue(r.state())) {
+      String memo = summary(r);
+      if (!memo.equals(publishedMemo)) {
+        Workflow.upsertMemo(Map.of("summary", memo));
+        publishedMemo = memo;
+      }
+    }
+  }
+
+  /** The memo is written when the execution settles, waits for a person, or closes. */
+  static boolean memoDue(ExecutionState state) {
+    return state.isTerminal() || state == ExecutionState.NEEDS_REVIEW
+        || state == ExecutionState.AWAITING_APPROVAL || state == ExecutionState.AWAITING_SESSION_AUTHORIZATION;
+  }
+
+  /** One line for the Temporal UI: {@code create_release service=catalog version=1 → 201, delivered}. */
+  static String summary(ExecutionRecord r) {
+    StringBuilder b = new StringBuilder(r.tool());
+    Matcher m = TOP_LEVEL_ARGUMENT.matcher(r.arguments());
+    for (int n = 0; n < 3 && m.find(); n++) {
+      b.append(' ').append(m.group(1)).append('=').append(m.group(2).replace("\"", ""));
+    }
+    b.append(" → ");
+    if (r.result() != null && r.result().status() != null) {
+      b.append(r.result().status());
+    } else if (r.result() != null && r.result().exitStatus() != null) {
+      b.append("exit ").append(r.result().exitStatus());
+    } else {
+      b.append(r.state().wireName());
+    }
+    if (r.state() == ExecutionState.COMPLETED || r.state() == ExecutionState.FAILED) {
+      b.append(", ").append(r.delivery().wireName());
+    } else if (r.outcome() == Outcome.UNKNOWN) {
+      b.append(", outcome unknown");
+    }
+    return b.toString();
+  }
+}
