@@ -183,7 +183,8 @@ public final class FaultLoad {
   /**
    * Writes the load's contracts into {@code dir} (a {@link Cluster}'s contracts directory, before
    * any front end starts): the shipped three side-effecting tools with {@link #SEND_TIMEOUT}, a
-   * status settle of the same length, and a read-only tool whose URL names its intent.
+   * status settle of the same length, and a read-only tool whose URL names its intent (its timeout is
+   * longer than the call wait, so it runs as an execution, not on the front end's direct read path).
    */
   public static void writeContracts(Path dir, DemoTarget target) throws IOException {
     String base = target.url();
@@ -207,7 +208,9 @@ public final class FaultLoad {
         "  method: GET",
         "  url: " + base + "/v1/releases?service={{service}}",
         "  idempotency_header: Idempotency-Key",
-        "  timeout: PT" + SEND_TIMEOUT.toSeconds() + "S",
+        // Longer than the front end's call wait (PT10S): the read keeps an execution identity and
+        // takes the durable path (the read_only replay class), not the front end's direct read path.
+        "  timeout: PT12S",
         "replay:",
         "  class: read_only",
         "  attach_window: PT5M",
@@ -305,8 +308,10 @@ public final class FaultLoad {
           pause(random, 200, 600);
           continue;
         }
-        String id = summary.path("execution_id").asText();
-        intent.answeredIds.add(id);
+        String id = summary.path("execution_id").asText("");
+        if (id.startsWith("act_")) {
+          intent.answeredIds.add(id);
+        }
         String state = summary.path("state").asText();
         if (SETTLED.contains(state)) {
           if (intent.settledState == null) {
@@ -430,7 +435,7 @@ public final class FaultLoad {
     Map<String, Long> faults = new java.util.TreeMap<>();
     for (LedgerEntry e : ledger) {
       boolean action = e.method().equals("POST") && (e.path().equals("/v1/releases") || e.path().equals("/v1/notifications"));
-      boolean read = e.method().equals("GET") && e.path().equals("/v1/releases") && e.key() != null;
+      boolean read = e.method().equals("GET") && e.path().equals("/v1/releases");
       if (e.fault() != null) {
         faults.merge(e.fault(), 1L, Long::sum);
       }
