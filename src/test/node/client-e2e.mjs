@@ -10,6 +10,12 @@
 //   node client-e2e.mjs URL TOKEN task-start SERVICE         tools/call with params.task: prints the
 //                                                            session and the task, then polls until killed
 //   node client-e2e.mjs URL TOKEN task-resume SESSION TASKID tasks/get, then tasks/result
+//   node client-e2e.mjs URL TOKEN timeout-retry SERVICE MS   create_release with the SDK's own `timeout`
+//                                                            option; prints the error, waits for a line
+//                                                            "retry" on stdin, retries the same call
+//   node client-e2e.mjs URL TOKEN abort-retry SERVICE MS     the same with an AbortSignal aborted after MS
+//   node client-e2e.mjs URL TOKEN pair SERVICE MS            two clients (two sessions) make the same call,
+//                                                            the second MS after the first; prints both results
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema, GetTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -31,6 +37,29 @@ async function connect(sessionId) {
 }
 
 const release = (service) => ({ name: 'create_release', arguments: { service, version: '1.0.0' } });
+
+// Lines the test writes to this process's stdin, in order (read only by the modes that wait for one).
+const stdinLines = [];
+let stdinWaiter = null;
+let stdinBuffer = '';
+let stdinOpen = false;
+const nextLine = async () => {
+  if (!stdinOpen) {
+    stdinOpen = true;
+    process.stdin.setEncoding('utf8');
+    process.stdin.on('data', (chunk) => {
+      stdinBuffer += chunk;
+      for (let i; (i = stdinBuffer.indexOf('\n')) >= 0;) {
+        stdinLines.push(stdinBuffer.slice(0, i).trim());
+        stdinBuffer = stdinBuffer.slice(i + 1);
+      }
+      if (stdinWaiter && stdinLines.length) { const w = stdinWaiter; stdinWaiter = null; w(); }
+    });
+  }
+  while (!stdinLines.length) { await new Promise((r) => { stdinWaiter = r; }); }
+  return stdinLines.shift();
+};
+const describe = (e) => ({ name: e?.name, code: e?.code, message: String(e?.message ?? e) });
 
 try {
   if (mode === 'call') {
@@ -74,6 +103,34 @@ try {
     out('task-status', { status: t.status, statusMessage: t.statusMessage });
     const result = await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
     out('result', { result });
+    process.exit(0);
+  } else if (mode === 'timeout-retry' || mode === 'abort-retry') {
+    const [service, ms] = args;
+    const { client } = await connect();
+    const started = Date.now();
+    try {
+      const options = mode === 'timeout-retry'
+        ? { timeout: Number(ms) }
+        : { signal: AbortSignal.timeout(Number(ms)) };
+      const early = await client.callTool(release(service), CallToolResultSchema, options);
+      out('unexpected-result', { result: early });
+    } catch (e) {
+      out('gave-up', { ...describe(e), afterMs: Date.now() - started, at: Date.now() });
+    }
+    if ((await nextLine()) !== 'retry') fail(new Error('expected "retry" on stdin'));
+    const result = await client.callTool(release(service), CallToolResultSchema, { timeout: 60_000 });
+    out('result', { result });
+    process.exit(0);
+  } else if (mode === 'pair') {
+    const [service, ms] = args;
+    const a = await connect();
+    const b = await connect();
+    const first = a.client.callTool(release(service), CallToolResultSchema, { timeout: 60_000 });
+    await new Promise((r) => setTimeout(r, Number(ms)));
+    out('second-sent', {});
+    const second = b.client.callTool(release(service), CallToolResultSchema, { timeout: 60_000 });
+    out('result', { which: 'first', result: await first });
+    out('result', { which: 'second', result: await second });
     process.exit(0);
   } else {
     fail(new Error(`unknown mode ${mode}`));

@@ -21,6 +21,11 @@ public final class ErrorTypes {
   public static final String INTENT_KEY_MISMATCH = "IntentKeyMismatch";
   /** An operator command does not apply to the execution's current state. */
   public static final String INVALID_TRANSITION = "InvalidTransition";
+  /**
+   * An operator decision was refused: unsigned, not signed by a registered operator's key, bound to
+   * another subject, fingerprint or decision, outside its validity period, or already applied.
+   */
+  public static final String DECISION_REFUSED = "DecisionRefused";
 
   private ErrorTypes() {}
 }

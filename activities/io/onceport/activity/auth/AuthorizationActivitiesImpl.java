@@ -19,7 +19,8 @@ import java.util.Optional;
  *   <li>the credential is not in the vault → REJECT {@code credential_unresolvable}; the target is
  *       refused by the {@link TargetPolicy} → REJECT {@code target_unresolvable}
  *   <li>the credential is flagged approve-each-use → APPROVAL_REQUIRED {@code approve_each_use}
- *   <li>the agent session is not authorized → SESSION_AUTHORIZATION_REQUIRED
+ *   <li>the agent session was denied by an operator → REJECT {@code session_denied} (by that
+ *       operator); not yet authorized → SESSION_AUTHORIZATION_REQUIRED
  *       {@code session_authorization}; the waiting execution is registered with the
  *       {@link SessionAuthority} so the operator's decision reaches it
  *   <li>otherwise ALLOW {@code allowed}
@@ -86,6 +87,10 @@ public final class AuthorizationActivitiesImpl implements AuthorizationActivitie
     }
     SessionAuthority sessions = request.sessionPolicy() == null ? this.sessions : byPolicy.apply(request.sessionPolicy());
     if (!sessions.isAuthorized(request.sessionId(), request.actor())) {
+      Optional<SessionAuthority.Denial> denied = sessions.denial(request.sessionId(), request.actor());
+      if (denied.isPresent()) {
+        return new AuthorizationDecision(AuthorizationDecision.Kind.REJECT, "session_denied", denied.get().reason(), denied.get().by(), 0);
+      }
       String waiting = callingWorkflowId();
       if (waiting != null) {
         sessions.awaitAuthorization(request.sessionId(), request.actor(), waiting);

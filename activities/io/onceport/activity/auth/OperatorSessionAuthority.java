@@ -1,5 +1,6 @@
 package io.onceport.activity.auth;
 
+import io.onceport.activity.session.SessionWorkflowIds;
 import io.onceport.workflow.session.AgentSessionInput;
 import io.onceport.workflow.session.AgentSessionWorkflow;
 import io.onceport.workflow.session.SessionRecord;
@@ -24,30 +25,52 @@ import java.util.Objects;
 public final class OperatorSessionAuthority implements SessionAuthority {
   private final WorkflowClient client;
   private final String taskQueue;
+  private final SessionWorkflowIds ids;
 
-  /** @param taskQueue the task queue the workers serving {@link AgentSessionWorkflow} poll */
+  /** With the unkeyed workflow ids of {@link SessionWorkflowIds#legacy()} (tests). */
   public OperatorSessionAuthority(WorkflowClient client, String taskQueue) {
+    this(client, taskQueue, SessionWorkflowIds.legacy());
+  }
+
+  /**
+   * @param taskQueue the task queue the workers serving {@link AgentSessionWorkflow} poll
+   * @param ids how session ids map to workflow ids (keyed in a deployment: {@link SessionWorkflowIds#keyed})
+   */
+  public OperatorSessionAuthority(WorkflowClient client, String taskQueue, SessionWorkflowIds ids) {
     this.client = Objects.requireNonNull(client, "client == null");
     this.taskQueue = Objects.requireNonNull(taskQueue, "taskQueue == null");
+    this.ids = Objects.requireNonNull(ids, "ids == null");
   }
 
   @Override
   public boolean isAuthorized(String sessionId, String actor) {
-    String id = sessionKey(sessionId, actor);
-    SessionRecord record;
-    try {
-      record = client.newWorkflowStub(AgentSessionWorkflow.class, AgentSessionWorkflow.workflowId(id)).session();
-    } catch (WorkflowNotFoundException e) {
-      return false;
+    SessionRecord record = record(sessionId, actor);
+    return record != null && record.isAuthorized() && record.actor().equals(actor);
+  }
+
+  @Override
+  public java.util.Optional<Denial> denial(String sessionId, String actor) {
+    SessionRecord record = record(sessionId, actor);
+    if (record == null || record.endedAt() != null || !record.actor().equals(actor) || record.authorization() == null
+        || !"denied".equals(record.authorization().decision())) {
+      return java.util.Optional.empty();
     }
-    return record.isAuthorized() && record.actor().equals(actor);
+    return java.util.Optional.of(new Denial(record.authorization().by(), record.authorization().reason()));
+  }
+
+  private SessionRecord record(String sessionId, String actor) {
+    try {
+      return client.newWorkflowStub(AgentSessionWorkflow.class, ids.workflowId(sessionKey(sessionId, actor))).session();
+    } catch (WorkflowNotFoundException e) {
+      return null;
+    }
   }
 
   @Override
   public void awaitAuthorization(String sessionId, String actor, String executionWorkflowId) {
     String id = sessionKey(sessionId, actor);
     AgentSessionWorkflow stub = client.newWorkflowStub(AgentSessionWorkflow.class, WorkflowOptions.newBuilder()
-        .setWorkflowId(AgentSessionWorkflow.workflowId(id))
+        .setWorkflowId(ids.workflowId(id))
         .setTaskQueue(taskQueue)
         .setWorkflowIdConflictPolicy(WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING)
         .build());

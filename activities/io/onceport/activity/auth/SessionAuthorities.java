@@ -17,11 +17,17 @@ public final class SessionAuthorities {
    * @param taskQueue where the session workflows run (the workers' task queue)
    */
   public static SessionAuthority forPolicy(String policy, WorkflowClient client, String taskQueue) {
+    return forPolicy(policy, client, taskQueue, io.onceport.activity.session.SessionWorkflowIds.legacy());
+  }
+
+  /** @param ids how session ids map to session workflow ids (keyed in a deployment) */
+  public static SessionAuthority forPolicy(String policy, WorkflowClient client, String taskQueue,
+      io.onceport.activity.session.SessionWorkflowIds ids) {
     Objects.requireNonNull(policy, "policy == null");
     return switch (policy) {
       case AUTO -> SessionAuthority.auto();
       case OPERATOR -> new OperatorSessionAuthority(
-          Objects.requireNonNull(client, "client == null"), Objects.requireNonNull(taskQueue, "taskQueue == null"));
+          Objects.requireNonNull(client, "client == null"), Objects.requireNonNull(taskQueue, "taskQueue == null"), ids);
       default -> throw new IllegalArgumentException(
           "Invalid session authorization policy: " + policy + " (expected operator or auto)");
     };

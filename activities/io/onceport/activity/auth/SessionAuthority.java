@@ -25,6 +25,19 @@ public interface SessionAuthority {
    */
   default void awaitAuthorization(String sessionId, String actor, String executionWorkflowId) {}
 
+  /**
+   * An operator's standing denial of this session (not ended, same actor), if there is one: the
+   * ladder then rejects at once ({@code session_denied}) instead of waiting for a decision that was
+   * already made. Read from the session's own record, which only a verified operator statement
+   * changes. The default knows of none.
+   */
+  default java.util.Optional<Denial> denial(String sessionId, String actor) {
+    return java.util.Optional.empty();
+  }
+
+  /** Who denied the session and why, as the session records it. */
+  record Denial(String by, String reason) {}
+
   /** Every session is authorized; policy {@code --session-authorization auto}. */
   static SessionAuthority auto() {
     return new SessionAuthority() {

@@ -26,6 +26,15 @@ import javax.crypto.spec.GCMParameterSpec;
  * <p>Data layout: 12-byte random nonce followed by ciphertext and 16-byte tag. The key id is bound
  * as additional authenticated data, so moving a payload's metadata to another key fails the tag
  * check instead of decrypting garbage.
+ *
+ * <p><b>It refuses what it did not encrypt.</b> With encryption on, a payload that is not {@code
+ * binary/encrypted} is not decoded as plain JSON but refused ({@link PayloadRefusedException}):
+ * someone who can reach the Temporal frontend but holds no payload key cannot hand a workflow a
+ * signal or update input of their own making. A refused update input fails the update's
+ * validation (the caller gets the message, history gets nothing); a refused signal input is
+ * dropped by the SDK without failing the workflow task. Only the codec server's display path
+ * ({@link #forDisplay}) passes plain payloads through, so the Temporal UI can show a history that
+ * also holds plain payloads (search attributes, payloads from before encryption was turned on).
  */
 public final class AesGcmPayloadCodec implements PayloadCodec {
   public static final String ENCODING = "binary/encrypted";
@@ -37,9 +46,24 @@ public final class AesGcmPayloadCodec implements PayloadCodec {
   private static final ByteString ENCODING_BYTES = ByteString.copyFromUtf8(ENCODING);
 
   private final KeyRing keys;
+  private final boolean passPlainThrough;
 
+  /** The strict codec workers, front ends and CLI commands use: plain payloads are refused. */
   public AesGcmPayloadCodec(KeyRing keys) {
+    this(keys, false);
+  }
+
+  private AesGcmPayloadCodec(KeyRing keys, boolean passPlainThrough) {
     this.keys = Objects.requireNonNull(keys, "keys == null");
+    this.passPlainThrough = passPlainThrough;
+  }
+
+  /**
+   * A codec for showing payloads to an operator (the codec server's {@code /decode}): plain
+   * payloads come back unchanged instead of being refused. Never use it in a data converter.
+   */
+  public static AesGcmPayloadCodec forDisplay(KeyRing keys) {
+    return new AesGcmPayloadCodec(keys, true);
   }
 
   @Override
@@ -83,31 +107,37 @@ public final class AesGcmPayloadCodec implements PayloadCodec {
   private Payload decode(Payload payload) {
     ByteString encoding = payload.getMetadataMap().get(METADATA_ENCODING);
     if (!ENCODING_BYTES.equals(encoding)) {
-      return payload; // not ours (written before encryption was on, or by another codec chain)
+      if (passPlainThrough) {
+        return payload; // display only: not ours (search attributes, written before encryption was on)
+      }
+      throw new PayloadRefusedException("refused a payload Onceport did not encrypt (encoding "
+          + (encoding == null ? "none" : "\"" + encoding.toStringUtf8() + "\"") + "): payload encryption is on, so workflow "
+          + "inputs, signals and updates must be encrypted with this deployment's keys (an Onceport client, or the codec "
+          + "server's /codec/encode)");
     }
     ByteString idBytes = payload.getMetadataMap().get(METADATA_KEY_ID);
     if (idBytes == null) {
-      throw new PayloadCodecException("encrypted payload has no " + METADATA_KEY_ID + " metadata");
+      throw new PayloadRefusedException("encrypted payload has no " + METADATA_KEY_ID + " metadata");
     }
     String keyId = idBytes.toString(StandardCharsets.UTF_8);
     SecretKey key = keys.key(keyId);
     if (key == null) {
-      throw new PayloadCodecException("payload encrypted with unknown key " + keyId
+      throw new PayloadRefusedException("payload encrypted with unknown key " + keyId
           + " (not in " + keys.directory() + "; keys: " + String.join(", ", keys.ids()) + ")");
     }
     byte[] data = payload.getData().toByteArray();
     if (data.length < NONCE_BYTES + TAG_BITS / 8) {
-      throw new PayloadCodecException("encrypted payload too short (" + data.length + " bytes) for key " + keyId);
+      throw new PayloadRefusedException("encrypted payload too short (" + data.length + " bytes) for key " + keyId);
     }
     try {
       Cipher cipher = cipher(Cipher.DECRYPT_MODE, key, java.util.Arrays.copyOf(data, NONCE_BYTES), keyId);
       byte[] plain = cipher.doFinal(data, NONCE_BYTES, data.length - NONCE_BYTES);
       return Payload.parseFrom(plain);
     } catch (AEADBadTagException e) {
-      throw new PayloadCodecException("encrypted payload failed authentication with key " + keyId
+      throw new PayloadRefusedException("encrypted payload failed authentication with key " + keyId
           + " (tampered or corrupted)", e);
     } catch (GeneralSecurityException | InvalidProtocolBufferException e) {
-      throw new PayloadCodecException("cannot decrypt a payload with key " + keyId + ": " + e.getMessage(), e);
+      throw new PayloadRefusedException("cannot decrypt a payload with key " + keyId + ": " + e.getMessage(), e);
     }
   }
 

@@ -16,6 +16,15 @@ public final class Payloads {
   }
 
   /**
+   * The converter of a command that shows records to an operator (the CLI): decodes what Onceport
+   * encrypted and passes plain payloads through (a run from before encryption was on), encodes
+   * like {@link #dataConverter(KeyRing)}. Never for a worker, whose inputs must be refused when plain.
+   */
+  public static DataConverter displayDataConverter(KeyRing keys) {
+    return new CodecDataConverter(DefaultDataConverter.newDefaultInstance(), List.of(AesGcmPayloadCodec.forDisplay(keys)));
+  }
+
+  /**
    * The converter for a process: encrypted with the keys under {@code <dataDir>/keys/payload}
    * (created on first use) when {@code encrypt}, else Temporal's default. Every worker and front
    * end of one deployment must agree, and share the same key files.

@@ -70,10 +70,16 @@ public final class AgentRegistry {
    * Creates a token for {@code actor} and returns it ({@code op_<base64url of 32 random bytes>});
    * only its hash is stored.
    *
-   * @throws IllegalArgumentException if the actor name is invalid or already has a token
+   * @throws IllegalArgumentException if the actor name is invalid (or names an operator: {@code
+   *     operator:…}), or already has a token
    */
   public String add(String actor) throws IOException {
     checkActor(actor);
+    if (actor.startsWith("operator:")) {
+      // Agents and operators are separate registries: an agent token never decides as an operator.
+      throw new IllegalArgumentException("agent names starting with 'operator:' are refused: operators are not agents; "
+          + "an operator is a key pair made with `onceport operator add NAME`");
+    }
     byte[] raw = new byte[32];
     RANDOM.nextBytes(raw);
     String token = TOKEN_PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(raw);

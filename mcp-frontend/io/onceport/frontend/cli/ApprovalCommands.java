@@ -1,6 +1,9 @@
 package io.onceport.frontend.cli;
 
+import io.onceport.activity.operator.OperatorKey;
 import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.workflow.operator.DecisionBinding;
+import io.onceport.workflow.operator.SignedDecision;
 import io.onceport.workflow.execution.ApprovalDecision;
 import io.onceport.workflow.execution.AttachedCall;
 import io.onceport.workflow.execution.ExecutionRecord;
@@ -21,7 +24,8 @@ import picocli.CommandLine.Model.CommandSpec;
  * {@code onceport approve|deny EXECUTION_ID}: an operator's decision on an execution awaiting
  * approval (approve-each-use credential). The decision names the execution id and the fingerprint
  * read from the record shown, so it cannot land on a different request; it is the workflow's
- * {@code decideApproval} update.
+ * {@code decideApproval} update, carrying a statement signed with the operator's key
+ * ({@link OperatorKeyOptions}) that the workflow verifies before it acts.
  */
 final class ApprovalCommands {
   private ApprovalCommands() {}
@@ -38,15 +42,14 @@ final class ApprovalCommands {
     @Option(names = "--yes", description = "Do not ask for confirmation (scripts).")
     boolean yes;
 
-    @Option(names = "--by", defaultValue = "${sys:user.name}", description = "Who approves (default: the OS user).")
-    String by;
+    @Mixin OperatorKeyOptions operator;
 
-    @Option(names = "--reason", defaultValue = "", description = "Why; recorded on the execution and in the journal.")
+    @Option(names = "--reason", defaultValue = "", description = "Why; signed, recorded on the execution and in the journal.")
     String reason;
 
     @Override
     public void run() {
-      decide(spec, temporal, executionId, true, reason, by, yes);
+      decide(spec, temporal, executionId, true, reason, operator, yes);
     }
   }
 
@@ -65,20 +68,22 @@ final class ApprovalCommands {
     @Option(names = "--yes", description = "Do not ask for confirmation (scripts).")
     boolean yes;
 
-    @Option(names = "--by", defaultValue = "${sys:user.name}", description = "Who denies (default: the OS user).")
-    String by;
+    @Mixin OperatorKeyOptions operator;
 
     @Override
     public void run() {
       if (reason.isBlank()) {
         throw new CliException("--reason must not be empty");
       }
-      decide(spec, temporal, executionId, false, reason, by, yes);
+      decide(spec, temporal, executionId, false, reason, operator, yes);
     }
   }
 
-  static void decide(CommandSpec spec, TemporalOptions temporal, String executionId, boolean approve, String reason, String by, boolean yes) {
+  static void decide(CommandSpec spec, TemporalOptions temporal, String executionId, boolean approve, String reason,
+      OperatorKeyOptions operator, boolean yes) {
     PrintWriter out = spec.commandLine().getOut();
+    OperatorKey key = operator.load(); // before anything is shown or asked: no key, no decision
+    java.time.Duration validity = operator.validity();
     try (TemporalConnection connection = temporal.connect()) {
       ExecutionRecord record = ExecutionsCommand.load(connection, executionId);
       if (record.state() != ExecutionState.AWAITING_APPROVAL) {
@@ -93,9 +98,12 @@ final class ApprovalCommands {
           + record.target() + ")?");
       ToolExecutionWorkflow stub = connection.client().newWorkflowStub(
           ToolExecutionWorkflow.class, record.workflowId(), Optional.of(record.runId()));
+      SignedDecision signed = OperatorCommand.sign(key, DecisionBinding.APPROVAL, record.executionId(), record.fingerprint(),
+          approve ? DecisionBinding.APPROVE : DecisionBinding.DENY, reason, validity);
       ExecutionRecord after;
       try {
-        after = stub.decideApproval(new ApprovalDecision(record.executionId(), record.fingerprint(), approve, reason, "operator:" + by));
+        after = stub.decideApproval(new ApprovalDecision(record.executionId(), record.fingerprint(), approve, reason, key.operator(),
+            signed.statement(), signed.signature()));
       } catch (WorkflowUpdateException | WorkflowServiceException e) {
         throw new CliException(ExecutionsCommand.failureMessage(e));
       }

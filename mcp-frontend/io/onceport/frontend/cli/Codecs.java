@@ -17,7 +17,7 @@ final class Codecs {
   static DataConverter cliDataConverter(Path dataDir) {
     if (Files.exists(KeyRing.directory(dataDir).resolve("active"))) {
       try {
-        return Payloads.dataConverter(KeyRing.load(dataDir));
+        return Payloads.displayDataConverter(KeyRing.load(dataDir)); // shows plain payloads too; encodes like a worker
       } catch (IllegalStateException e) {
         throw new CliException(e.getMessage());
       }

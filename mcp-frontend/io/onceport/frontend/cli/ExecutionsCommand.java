@@ -200,8 +200,7 @@ public final class ExecutionsCommand implements Runnable {
     @Option(names = "--reason", required = true, description = "Why; recorded on the execution and in the journal.")
     String reason;
 
-    @Option(names = "--by", defaultValue = "${sys:user.name}", description = "Who resolves (default: the OS user).")
-    String by;
+    @Mixin OperatorKeyOptions operator;
 
     @Override
     public void run() {
@@ -210,6 +209,8 @@ public final class ExecutionsCommand implements Runnable {
       }
       Resolution.Decision d = decision.completed ? Resolution.Decision.COMPLETED
           : decision.failed ? Resolution.Decision.FAILED : Resolution.Decision.REDISPATCH;
+      io.onceport.activity.operator.OperatorKey key = operator.load();
+      java.time.Duration validity = operator.validity();
       try (TemporalConnection connection = temporal.connect()) {
         ExecutionRecord record = load(connection, executionId);
         if (record.state() != io.onceport.workflow.execution.ExecutionState.NEEDS_REVIEW) {
@@ -218,9 +219,12 @@ public final class ExecutionsCommand implements Runnable {
         }
         ToolExecutionWorkflow stub = connection.client().newWorkflowStub(
             ToolExecutionWorkflow.class, record.workflowId(), Optional.of(record.runId()));
+        io.onceport.workflow.operator.SignedDecision signed = OperatorCommand.sign(key,
+            io.onceport.workflow.operator.DecisionBinding.RESOLUTION, record.executionId(), record.fingerprint(),
+            d.name().toLowerCase(java.util.Locale.ROOT), reason, validity);
         ExecutionRecord after;
         try {
-          after = stub.resolve(new Resolution(d, reason, "operator:" + by));
+          after = stub.resolve(new Resolution(d, reason, key.operator(), signed.statement(), signed.signature()));
         } catch (WorkflowUpdateException e) {
           throw new CliException(failureMessage(e));
         }

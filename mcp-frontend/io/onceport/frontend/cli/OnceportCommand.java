@@ -22,6 +22,7 @@ import picocli.CommandLine.Command;
       VaultCommand.class,
       ContractsCommand.class,
       AgentCommand.class,
+      OperatorCommand.class,
       AuditCommand.class,
       InvestigateCommand.class,
       SshCommand.class,

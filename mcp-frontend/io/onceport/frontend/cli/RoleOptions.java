@@ -158,6 +158,11 @@ final class RoleOptions {
         description = "How long tools/call waits for an outcome before answering with the pending state (default: ${DEFAULT-VALUE}).")
     Duration callWait;
 
+    @Option(names = "--delivery-grace", paramLabel = "DURATION", defaultValue = "PT1S",
+        description = "How long after a final result was written a notifications/cancelled of its request still makes it "
+            + "'not delivered' (the client's timeout raced the answer); delivery is recorded after it (default: ${DEFAULT-VALUE}; PT0S..PT30S).")
+    Duration deliveryGrace;
+
     @Option(names = "--allowed-origin", paramLabel = "ORIGIN", split = ",", description = "An Origin allowed besides loopback origins (repeatable).")
     List<String> allowedOrigins = new ArrayList<>();
 
@@ -176,7 +181,7 @@ final class RoleOptions {
     List<String> codecUiOrigins = new ArrayList<>();
 
     @Option(names = "--codec-auth", paramLabel = "token|none", defaultValue = "token",
-        description = "Codec server authentication: an operator token (an agent whose actor starts with 'operator:') "
+        description = "Codec server authentication: an operator's codec token (`onceport operator codec-token`; agent tokens are never accepted) "
             + "or none (default: ${DEFAULT-VALUE}; 'none' only on a private network).")
     String codecAuth;
 
@@ -196,8 +201,11 @@ final class RoleOptions {
       if (callWait.isNegative()) {
         throw new CliException("--call-wait must not be negative");
       }
+      if (deliveryGrace.isNegative() || deliveryGrace.compareTo(io.onceport.frontend.mcp.McpConfig.MAX_DELIVERY_GRACE) > 0) {
+        throw new CliException("--delivery-grace must be between PT0S and " + io.onceport.frontend.mcp.McpConfig.MAX_DELIVERY_GRACE);
+      }
       return new FrontendSettings(mcp, callWait, allowedOrigins, allowAnonymous, sessionPolicy, codecUiOrigins,
-          codecAuth.equals("token"), hosts);
+          codecAuth.equals("token"), hosts, deliveryGrace);
     }
   }
 }

@@ -32,9 +32,27 @@ public final class SessionsCommand implements Runnable {
     spec.commandLine().usage(spec.commandLine().getOut());
   }
 
-  static SessionRecord load(TemporalConnection connection, String sessionId) {
-    return new SessionDirectory(connection).find(sessionId).orElseThrow(() ->
+  static SessionRecord load(SessionDirectory directory, TemporalConnection connection, String sessionId) {
+    return directory.find(sessionId).orElseThrow(() ->
         new CliException("no session " + sessionId + " in namespace " + connection.namespace() + " at " + connection.target()));
+  }
+
+  /**
+   * The sessions of this deployment: session workflow ids are keyed with the fingerprint key, read
+   * from {@code --data} (default {@code $ONCEPORT_DATA} or {@code ./data}) when it is there;
+   * without it sessions are found by looking through the session runs.
+   */
+  static SessionDirectory directory(TemporalConnection connection, TemporalOptions temporal) {
+    java.nio.file.Path data = temporal.data();
+    if (java.nio.file.Files.exists(data.resolve("keys").resolve("fingerprint.key"))) {
+      try {
+        io.onceport.frontend.fingerprint.FingerprintKey key = io.onceport.frontend.fingerprint.FingerprintKey.loadOrCreate(data);
+        return new SessionDirectory(connection, io.onceport.activity.session.SessionWorkflowIds.keyed(key::hmac));
+      } catch (java.io.IOException e) {
+        throw new CliException(e.getMessage());
+      }
+    }
+    return new SessionDirectory(connection);
   }
 
   @Command(name = "list", mixinStandardHelpOptions = true, description = "List agent sessions, newest first.")
@@ -54,7 +72,7 @@ public final class SessionsCommand implements Runnable {
         throw new CliException("--limit must be at least 1");
       }
       try (TemporalConnection connection = temporal.connect()) {
-        List<SessionRecord> sessions = new SessionDirectory(connection).list(limit);
+        List<SessionRecord> sessions = directory(connection, temporal).list(limit);
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
           out.println(ExecutionsCommand.toJson(sessions));
@@ -83,8 +101,11 @@ public final class SessionsCommand implements Runnable {
     @Override
     public void run() {
       try (TemporalConnection connection = temporal.connect()) {
-        SessionRecord record = load(connection, sessionId);
-        spec.commandLine().getOut().println(json ? ExecutionsCommand.toJson(record) : describe(record));
+        SessionDirectory directory = directory(connection, temporal);
+        SessionRecord record = load(directory, connection, sessionId);
+        // The workflow id (keyed, not derivable by an agent) is what the Temporal UI needs to send a decision.
+        String workflow = directory.workflowIdOf(sessionId).map(id -> "\nworkflow    " + id).orElse("");
+        spec.commandLine().getOut().println(json ? ExecutionsCommand.toJson(record) : describe(record) + workflow);
       }
     }
   }
@@ -101,15 +122,14 @@ public final class SessionsCommand implements Runnable {
     @Option(names = "--yes", description = "Do not ask for confirmation (scripts).")
     boolean yes;
 
-    @Option(names = "--by", defaultValue = "${sys:user.name}", description = "Who authorizes (default: the OS user).")
-    String by;
+    @Mixin OperatorKeyOptions operator;
 
-    @Option(names = "--reason", defaultValue = "", description = "Why; recorded in the sessions journal.")
+    @Option(names = "--reason", defaultValue = "", description = "Why; signed and recorded in the sessions journal.")
     String reason;
 
     @Override
     public void run() {
-      decide(spec, temporal, sessionId, true, reason, by, yes);
+      decide(spec, temporal, sessionId, true, reason, operator, yes);
     }
   }
 
@@ -128,27 +148,33 @@ public final class SessionsCommand implements Runnable {
     @Option(names = "--yes", description = "Do not ask for confirmation (scripts).")
     boolean yes;
 
-    @Option(names = "--by", defaultValue = "${sys:user.name}", description = "Who denies (default: the OS user).")
-    String by;
+    @Mixin OperatorKeyOptions operator;
 
     @Override
     public void run() {
       if (reason.isBlank()) {
         throw new CliException("--reason must not be empty");
       }
-      decide(spec, temporal, sessionId, false, reason, by, yes);
+      decide(spec, temporal, sessionId, false, reason, operator, yes);
     }
   }
 
-  static void decide(CommandSpec spec, TemporalOptions temporal, String sessionId, boolean authorize, String reason, String by, boolean yes) {
+  static void decide(CommandSpec spec, TemporalOptions temporal, String sessionId, boolean authorize, String reason,
+      OperatorKeyOptions operator, boolean yes) {
     PrintWriter out = spec.commandLine().getOut();
+    io.onceport.activity.operator.OperatorKey key = operator.load(); // no key, no decision: before anything is asked
+    java.time.Duration validity = operator.validity();
     try (TemporalConnection connection = temporal.connect()) {
-      SessionRecord record = load(connection, sessionId);
+      SessionDirectory directory = directory(connection, temporal);
+      SessionRecord record = load(directory, connection, sessionId);
       out.println(describe(record));
       out.flush();
       Confirmation.require(yes, (authorize ? "Authorize" : "Deny") + " session " + sessionId + " of " + record.actor() + "?");
-      AgentSessionWorkflow stub = new SessionDirectory(connection).stub(sessionId);
-      SessionDecision decision = new SessionDecision("operator:" + by, reason);
+      AgentSessionWorkflow stub = directory.stub(sessionId);
+      io.onceport.workflow.operator.SignedDecision signed = OperatorCommand.sign(key, io.onceport.workflow.operator.DecisionBinding.SESSION,
+          record.sessionId(), null, authorize ? io.onceport.workflow.operator.DecisionBinding.AUTHORIZE : io.onceport.workflow.operator.DecisionBinding.DENY,
+          reason, validity);
+      SessionDecision decision = new SessionDecision(key.operator(), reason, signed.statement(), signed.signature());
       SessionRecord after;
       try {
         after = authorize ? stub.authorize(decision) : stub.deny(decision);

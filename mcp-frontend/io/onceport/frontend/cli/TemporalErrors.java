@@ -53,7 +53,7 @@ final class TemporalErrors {
    * decrypts but does not map to the record (another version's result) is not one.
    */
   static boolean isDecodeFailure(Throwable e) {
-    if (find(e, PayloadCodecException.class) != null) {
+    if (find(e, PayloadCodecException.class) != null || find(e, io.onceport.activity.codec.PayloadRefusedException.class) != null) {
       return true;
     }
     for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {

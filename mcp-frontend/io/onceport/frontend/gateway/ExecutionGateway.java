@@ -10,8 +10,9 @@ import java.util.Optional;
 
 /**
  * What the MCP layer needs from the execution layer. The implementation validates, canonicalizes
- * and fingerprints the call, then starts-or-attaches the ToolExecution workflow; nothing here keeps
- * state in front-end memory, so any front end can answer for any execution.
+ * and fingerprints the call, then starts-or-attaches the ToolExecution workflow. It keeps nothing
+ * in front-end memory that another front end would need — only bounded caches of what Temporal
+ * holds — so any front end can answer for any execution.
  */
 public interface ExecutionGateway {
   /** The loaded tool contracts, in deterministic (tool name) order. */
@@ -25,6 +26,18 @@ public interface ExecutionGateway {
    */
   CallResult call(ToolCall call);
 
+  /**
+   * Starts a new execution or attaches to the existing one for the same intent and returns as soon
+   * as the call is recorded on it, without waiting for the outcome: the caller learns the execution
+   * id at once (a {@code notifications/cancelled} before dispatch can then cancel it) and waits with
+   * {@link #awaitChange}. An implementation that cannot split the two simply calls {@link #call}.
+   *
+   * @throws GatewayException as {@link #call}, and {@code BUSY} when the engine turned the call away
+   */
+  default CallResult attach(ToolCall call) {
+    return call(call);
+  }
+
   /** Finds an execution by its {@code act_} id. */
   Optional<ExecutionRecord> find(String executionId);
 
@@ -36,6 +49,14 @@ public interface ExecutionGateway {
    * Call it after writing (success) or on the write's failure; never before writing.
    */
   void reportDelivery(String executionId, DeliveryReport report);
+
+  /**
+   * As {@link #reportDelivery}, without waiting for the execution layer to record it (the report
+   * may be batched with others for the same execution). Failures are logged, not thrown.
+   */
+  default void reportDeliveryLater(String executionId, DeliveryReport report) {
+    reportDelivery(executionId, report);
+  }
 
   /** Cancels before dispatch; after dispatch only records that the caller stopped waiting. */
   ExecutionRecord cancel(String executionId, CancelRequest request);

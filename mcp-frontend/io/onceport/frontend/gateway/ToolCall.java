@@ -15,6 +15,8 @@ import java.util.Objects;
  * @param jsonRpcId the JSON-RPC id in string form
  * @param clientInfo "name/version" of the client, or null
  * @param waitMillis how long to wait for a settled outcome before answering "pending"
+ * @param receivedNanos {@link System#nanoTime()} when the request reached the front end: a call that
+ *     arrived while an execution of its intent was open attaches to it, however late it is processed
  */
 public record ToolCall(
     String actor,
@@ -27,12 +29,25 @@ public record ToolCall(
     String protocolVersion,
     String clientInfo,
     String remoteAddress,
-    long waitMillis) {
+    long waitMillis,
+    long receivedNanos) {
   public ToolCall {
     Objects.requireNonNull(actor, "actor == null");
     Objects.requireNonNull(tool, "tool == null");
     if (waitMillis < 0) {
       throw new IllegalArgumentException("Invalid wait: " + waitMillis + "ms");
     }
+  }
+
+  /** A call received now. */
+  public ToolCall(String actor, String tool, JsonNode arguments, String runId, String intentKey, String sessionId,
+      String jsonRpcId, String protocolVersion, String clientInfo, String remoteAddress, long waitMillis) {
+    this(actor, tool, arguments, runId, intentKey, sessionId, jsonRpcId, protocolVersion, clientInfo, remoteAddress,
+        waitMillis, System.nanoTime());
+  }
+
+  /** The wall-clock time the call was received (for comparing with the engine's run start and close times). */
+  public java.time.Instant receivedAt() {
+    return java.time.Instant.now().minusNanos(Math.max(0, System.nanoTime() - receivedNanos));
   }
 }

@@ -23,6 +23,26 @@ import org.eclipse.jetty.util.BufferUtil;
 final class ClientConnection {
   private ClientConnection() {}
 
+  /**
+   * {@link System#nanoTime()} when the request reached the server (Jetty's arrival time of its
+   * headers), falling back to now: a call's arrival, not the moment a thread got to it, decides
+   * which run of its intent it belongs to.
+   */
+  static long receivedNanos(HttpServletRequest request) {
+    try {
+      ServletContextRequest core = ServletContextRequest.getServletContextRequest(request);
+      long begin = core.getBeginNanoTime();
+      long now = System.nanoTime();
+      // Sanity: a begin time in the future or hours ago is not one we can use.
+      if (begin != 0 && now - begin >= 0 && now - begin < java.util.concurrent.TimeUnit.HOURS.toNanos(1)) {
+        return begin;
+      }
+    } catch (RuntimeException e) {
+      // not a Jetty request: now is the best we know
+    }
+    return System.nanoTime();
+  }
+
   /** True when the client has closed or reset the connection of {@code request}. */
   static boolean isGone(HttpServletRequest request) {
     EndPoint endPoint;

@@ -14,6 +14,10 @@ import java.util.Objects;
  * key accepts any session (sessions are not kept in front-end memory).
  */
 public final class McpConfig {
+  /** The delivery grace by default: covers the official SDK clients' cancel-after-timeout on a loaded host. */
+  public static final Duration DEFAULT_DELIVERY_GRACE = Duration.ofMillis(1000);
+  public static final Duration MAX_DELIVERY_GRACE = Duration.ofSeconds(30);
+  public static final int DEFAULT_MAX_REQUEST_THREADS = 2000;
   private final String listenHost;
   private final int listenPort;
   private final byte[] sessionKey;
@@ -28,6 +32,8 @@ public final class McpConfig {
   private final boolean sseToolCalls;
   private final Duration taskResultWait;
   private final Duration taskTtl;
+  private final Duration deliveryGrace;
+  private final int maxRequestThreads;
   private final String serverName;
   private final String serverVersion;
   private final SessionRevocations sessionRevocations;
@@ -50,6 +56,8 @@ public final class McpConfig {
     this.sseToolCalls = b.sseToolCalls;
     this.taskResultWait = b.taskResultWait;
     this.taskTtl = b.taskTtl;
+    this.deliveryGrace = b.deliveryGrace;
+    this.maxRequestThreads = b.maxRequestThreads;
     this.serverName = b.serverName;
     this.serverVersion = b.serverVersion;
     this.sessionRevocations = b.sessionRevocations == null ? new InMemorySessionRevocations() : b.sessionRevocations;
@@ -77,6 +85,10 @@ public final class McpConfig {
   public boolean sseToolCalls() { return sseToolCalls; }
   public Duration taskResultWait() { return taskResultWait; }
   public Duration taskTtl() { return taskTtl; }
+  /** How long after writing a final result a cancellation of its request still makes it "not delivered". */
+  public Duration deliveryGrace() { return deliveryGrace; }
+  /** Threads serving requests: every waiting tools/call holds one. */
+  public int maxRequestThreads() { return maxRequestThreads; }
   public String serverName() { return serverName; }
   public String serverVersion() { return serverVersion; }
   public SessionRevocations sessionRevocations() { return sessionRevocations; }
@@ -101,6 +113,8 @@ public final class McpConfig {
     private boolean sseToolCalls = true;
     private Duration taskResultWait = Duration.ofMinutes(5);
     private Duration taskTtl = Duration.ofHours(1);
+    private Duration deliveryGrace = DEFAULT_DELIVERY_GRACE;
+    private int maxRequestThreads = DEFAULT_MAX_REQUEST_THREADS;
     private String serverName = "onceport";
     private String serverVersion = "dev";
     private SessionRevocations sessionRevocations;
@@ -229,6 +243,33 @@ public final class McpConfig {
     /** The {@code ttl} advertised on tasks; default 1 hour. */
     public Builder taskTtl(Duration ttl) {
       this.taskTtl = positive(ttl, "task ttl");
+      return this;
+    }
+
+    /**
+     * How long after a final result was written and flushed a {@code notifications/cancelled} for
+     * its request still counts: the delivery is reported only after this grace, as not delivered if
+     * the cancellation came (the client's timeout raced the answer and it never read it). Zero
+     * reports at once. Default {@link #DEFAULT_DELIVERY_GRACE}.
+     */
+    public Builder deliveryGrace(Duration grace) {
+      Objects.requireNonNull(grace, "delivery grace == null");
+      if (grace.isNegative() || grace.compareTo(MAX_DELIVERY_GRACE) > 0) {
+        throw new IllegalArgumentException("Invalid delivery grace: " + grace + " (0 to " + MAX_DELIVERY_GRACE + ")");
+      }
+      this.deliveryGrace = grace;
+      return this;
+    }
+
+    /**
+     * The most requests served at once; each waiting {@code tools/call} holds a thread, so this
+     * bounds how many concurrent calls are answered without queueing. Default {@value #DEFAULT_MAX_REQUEST_THREADS}.
+     */
+    public Builder maxRequestThreads(int threads) {
+      if (threads < 16 || threads > 100_000) {
+        throw new IllegalArgumentException("Invalid request threads: " + threads + " (16 to 100000)");
+      }
+      this.maxRequestThreads = threads;
       return this;
     }
 

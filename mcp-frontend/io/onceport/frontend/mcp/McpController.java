@@ -20,7 +20,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 
 /** The {@code /mcp} endpoint: POST (JSON-RPC), GET (stream resumption), DELETE (end session). */
 final class McpController {
@@ -32,22 +33,34 @@ final class McpController {
   private final SessionTokens sessions;
   private final ResponseWriter writer;
   private final SseStreams sse;
-  /** Requests in flight on this process, for notifications/cancelled: "session|id" → call. */
-  private final Map<String, InFlight> inFlight = new ConcurrentHashMap<>();
-
-  /** A tools/call waiting on this process; a cancellation arriving before its id is known waits here. */
-  private static final class InFlight {
-    String executionId;
-    String cancelReason;
-  }
+  /** Requests in flight on this process, for notifications/cancelled and the delivery grace. */
+  private final InFlightRequests inFlight = new InFlightRequests();
+  private final ScheduledExecutorService graceTimer;
+  /** How often a waiting answer looks for a cancellation of its request. */
+  static final Duration CANCEL_CHECK = Duration.ofMillis(250);
 
   McpController(McpConfig config, ExecutionGateway gateway, Transport transport) {
     this.config = config;
     this.gateway = gateway;
     this.transport = transport;
     this.sessions = new SessionTokens(config.sessionKey(), config.sessionTtl().toSeconds(), config.sessionRevocations());
-    this.writer = new ResponseWriter(gateway, config.clock());
-    this.sse = new SseStreams(config, gateway, writer);
+    this.graceTimer = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "onceport-delivery-grace");
+      t.setDaemon(true);
+      return t;
+    });
+    this.writer = new ResponseWriter(gateway, config.clock(), config.deliveryGrace(), graceTimer, inFlight);
+    this.sse = new SseStreams(config, gateway, writer, inFlight);
+  }
+
+  /** Decides the deliveries still in their grace now, then stops the timer. */
+  void close() {
+    graceTimer.shutdown();
+    try {
+      graceTimer.awaitTermination(config.deliveryGrace().toMillis() + 1000, java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /** What handling one message produced. */
@@ -286,21 +299,14 @@ final class McpController {
 
   private void notification(String actor, Session session, String method, JsonNode params) {
     if ("notifications/cancelled".equals(method) && params != null) {
-      String key = inFlightKey(session == null ? actor : session.nonce(), params.path("requestId"));
-      InFlight f = inFlight.get(key);
-      if (f != null) {
-        String reason = "notifications/cancelled: " + params.path("reason").asText("no reason given");
-        String executionId;
-        synchronized (f) {
-          executionId = f.executionId;
-          if (executionId == null) {
-            f.cancelReason = reason; // applied when the gateway names the execution
-          }
-        }
-        if (executionId != null) {
-          cancelQuietly(executionId, actor, reason);
-        }
+      String reason = "notifications/cancelled: " + params.path("reason").asText("no reason given");
+      InFlightRequests.Cancellation c = inFlight.cancel(session == null ? actor : session.nonce(), params.path("requestId"), reason);
+      if (c != null && c.executionToCancel() != null) {
+        // Before dispatch this cancels the execution; after, it only notes that this caller stopped
+        // waiting: the execution goes on, the request is not answered and its delivery is not_delivered.
+        c.entry().resolveCancel(cancelQuietly(c.executionToCancel(), actor, reason));
       }
+      // Not in flight (already answered, or never seen): nothing to do, as MCP allows.
     }
     // notifications/initialized, progress, roots changes: nothing to do
   }
@@ -313,8 +319,8 @@ final class McpController {
     }
   }
 
-  private static String inFlightKey(String scope, JsonNode requestId) {
-    return scope + "|" + (requestId == null ? "" : requestId.toString());
+  private static String scope(Exchange ex) {
+    return ex.session() == null ? ex.actor() : ex.session().nonce();
   }
 
   // ---- methods ----------------------------------------------------------------------------
@@ -497,39 +503,43 @@ final class McpController {
     }
     ToolCall call = new ToolCall(ex.actor(), name, args == null || args.isNull() ? Json.object() : args, runId,
         intentKey, ex.gatewaySession(runId), ex.id() == null ? null : ex.id().asText(), ex.protocolVersion(),
-        ex.clientInfo(), ex.ctx().req().getRemoteAddr(), wait);
-    String key = inFlightKey(ex.session() == null ? ex.actor() : ex.session().nonce(), ex.id());
-    InFlight f = new InFlight();
-    if (ex.id() != null && !taskRequested) {
-      inFlight.put(key, f);
-    }
+        ex.clientInfo(), ex.ctx().req().getRemoteAddr(), wait, ClientConnection.receivedNanos(ex.ctx().req()));
+    InFlightRequests.Entry f = ex.id() != null && !taskRequested ? inFlight.open(scope(ex), ex.id()) : null;
+    Reply reply = null;
     try {
-      return callAndAnswer(ex, call, f, name, taskRequested, stream, modernTasks, p);
+      reply = callAndAnswer(ex, call, f, name, taskRequested, stream, modernTasks, p);
+      return reply;
     } finally {
-      inFlight.remove(key, f);
+      Reply r = reply;
+      if (r == null || r.deliveries().stream().noneMatch(d -> d.entry() == f)) {
+        inFlight.release(f); // no answer of it is pending a write or a grace
+      }
     }
   }
 
-  private Reply callAndAnswer(Exchange ex, ToolCall call, InFlight f, String name, boolean taskRequested,
+  private Reply callAndAnswer(Exchange ex, ToolCall call, InFlightRequests.Entry f, String name, boolean taskRequested,
       boolean stream, boolean modernTasks, JsonNode p) {
     CallResult cr;
     try {
-      cr = gateway.call(call);
+      cr = gateway.attach(call);
     } catch (GatewayException e) {
       if (e.kind() == GatewayException.Kind.INVALID_ARGUMENTS || e.kind() == GatewayException.Kind.INTENT_KEY_MISMATCH) {
         return Reply.of(result(ex, ToolResults.refusal(e.getMessage())));
       }
+      if (e.kind() == GatewayException.Kind.BUSY) {
+        return Reply.of(result(ex, ToolResults.busy(e.executionId(), e.getMessage())));
+      }
       throw e;
     }
-    String pendingCancel;
-    synchronized (f) {
-      f.executionId = cr.record().executionId();
-      pendingCancel = f.cancelReason;
-    }
-    if (pendingCancel != null) {
-      ExecutionRecord after = cancelQuietly(f.executionId, ex.actor(), pendingCancel);
-      if (after != null) {
-        cr = new CallResult(after, cr.callId(), cr.attached());
+    if (f != null) {
+      String pendingCancel = f.attached(cr.record().executionId(), cr.callId());
+      if (pendingCancel != null) {
+        // Cancelled before the execution was known: cancel it now (it may not be dispatched yet).
+        ExecutionRecord after = cancelQuietly(cr.record().executionId(), ex.actor(), pendingCancel);
+        f.resolveCancel(after);
+        if (after != null) {
+          cr = new CallResult(after, cr.callId(), cr.attached());
+        }
       }
     }
     ToolContract contract = contract(name);
@@ -539,18 +549,43 @@ final class McpController {
       return Reply.of(Json.response(ex.id(), r));
     }
     if (stream) {
-      sse.toolCall(ex, cr, contract, p.path("_meta").get("progressToken"));
+      sse.toolCall(ex, cr, contract, p.path("_meta").get("progressToken"), f);
       return Reply.STREAMED;
     }
-    ExecutionRecord rec = cr.record();
+    ExecutionRecord rec = awaitSettled(cr.record(), call.receivedNanos() + Duration.ofMillis(call.waitMillis()).toNanos(), f);
+    if (f != null && f.cancelled()) {
+      ExecutionRecord after = f.awaitCancel(Duration.ofSeconds(10));
+      if (after == null || after.state() != io.onceport.workflow.execution.ExecutionState.CANCELLED) {
+        // Cancelled after dispatch: the execution goes on (a retry attaches and gets its result);
+        // this request is not answered, and its result is not delivered to it.
+        writer.unanswered(List.of(new ResponseWriter.Pending(rec.executionId(), cr.callId(), f)));
+        return Reply.NONE;
+      }
+      rec = after; // cancelled before dispatch: the answer says so (nothing was sent)
+    }
     if (modernTasks && !rec.isSettled()) {
       ObjectNode t = modernTask(rec);
       return Reply.of(modernResult(ex, t));
     }
     ObjectNode res = ToolResults.callResult(rec, cr.attached(), contract);
     List<ResponseWriter.Pending> d = ToolResults.carriesFinalResult(rec)
-        ? List.of(new ResponseWriter.Pending(rec.executionId(), cr.callId())) : List.of();
+        ? List.of(new ResponseWriter.Pending(rec.executionId(), cr.callId(), f)) : List.of();
     return new Reply(result(ex, res), d, false);
+  }
+
+  /**
+   * Waits until the record settles or waits for an operator (the agent is told that at once), the
+   * deadline passes or the request is cancelled.
+   */
+  private ExecutionRecord awaitSettled(ExecutionRecord rec, long deadlineNanos, InFlightRequests.Entry f) {
+    while (!ToolResults.answersNow(rec) && (f == null || !f.cancelled())) {
+      long left = deadlineNanos - System.nanoTime();
+      if (left <= 0) {
+        break;
+      }
+      rec = gateway.awaitChange(rec.executionId(), rec.version(), Duration.ofNanos(Math.min(left, CANCEL_CHECK.toNanos())));
+    }
+    return rec;
   }
 
   private JsonNode result(Exchange ex, ObjectNode res) {
@@ -645,21 +680,40 @@ final class McpController {
 
   private Reply taskResult(Exchange ex) {
     ExecutionRecord r = ownRecord(ex, taskId(ex));
-    long deadline = System.nanoTime() + config.taskResultWait().toNanos();
-    while (!r.state().isTerminal()) {
-      long left = deadline - System.nanoTime();
-      if (left <= 0) {
-        break;
+    // Cancelling a tasks/result stops this wait; it never cancels the task (tasks/cancel does).
+    InFlightRequests.Entry f = ex.id() == null ? null : inFlight.open(scope(ex), ex.id());
+    Reply reply = null;
+    try {
+      long deadline = System.nanoTime() + config.taskResultWait().toNanos();
+      while (!r.state().isTerminal() && (f == null || !f.cancelled())) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          break;
+        }
+        r = gateway.awaitChange(r.executionId(), r.version(), Duration.ofNanos(Math.min(left, CANCEL_CHECK.toNanos())));
       }
-      r = gateway.awaitChange(r.executionId(), r.version(), Duration.ofNanos(Math.min(left, Duration.ofSeconds(5).toNanos())));
+      if (f != null && f.cancelled()) {
+        reply = Reply.NONE;
+        return reply;
+      }
+      ObjectNode res = ToolResults.callResult(r, false, contract(r.tool()));
+      ((ObjectNode) res.get("_meta")).putObject(Protocol.META_RELATED_TASK).put("taskId", r.executionId());
+      reply = new Reply(Json.response(ex.id(), res), deliveryFor(ex, r, f), false);
+      return reply;
+    } finally {
+      Reply done = reply;
+      if (done == null || done.deliveries().stream().noneMatch(d -> d.entry() == f)) {
+        inFlight.release(f);
+      }
     }
-    ObjectNode res = ToolResults.callResult(r, false, contract(r.tool()));
-    ((ObjectNode) res.get("_meta")).putObject(Protocol.META_RELATED_TASK).put("taskId", r.executionId());
-    return new Reply(Json.response(ex.id(), res), deliveryFor(ex, r), false);
+  }
+
+  private List<ResponseWriter.Pending> deliveryFor(Exchange ex, ExecutionRecord r) {
+    return deliveryFor(ex, r, null);
   }
 
   /** The call this task's result answers: the latest call from this session, else the latest call. */
-  private List<ResponseWriter.Pending> deliveryFor(Exchange ex, ExecutionRecord r) {
+  private List<ResponseWriter.Pending> deliveryFor(Exchange ex, ExecutionRecord r, InFlightRequests.Entry f) {
     if (!ToolResults.carriesFinalResult(r) || r.calls().isEmpty()) {
       return List.of();
     }
@@ -670,7 +724,7 @@ final class McpController {
         chosen = c;
       }
     }
-    return List.of(new ResponseWriter.Pending(r.executionId(), chosen.callId()));
+    return List.of(new ResponseWriter.Pending(r.executionId(), chosen.callId(), f));
   }
 
   private Reply taskList(Exchange ex) {
@@ -754,6 +808,11 @@ final class McpController {
     if (rec == null) {
       throw McpException.http(404, McpException.TRANSPORT, "Not Found: no stream for Last-Event-ID " + last, null);
     }
+    if (inFlight.wasCancelled(ids.callId())) {
+      // The client cancelled that request after dispatch: it is not answered, on this stream or a resumed one.
+      throw McpException.http(404, McpException.TRANSPORT, "Not Found: the request of Last-Event-ID " + last
+          + " was cancelled (notifications/cancelled); retry the call to get its execution's result", null);
+    }
     sse.resume(ctx, session, ids, rec);
   }
 
@@ -774,16 +833,24 @@ final class McpController {
     ctx.status(204);
   }
 
-  /** Sessions this front end already recorded (bounded): a run's every call must not signal its session again. */
-  private final java.util.Set<String> recordedSessions = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  /**
+   * Sessions this front end already recorded ({@value #MAX_RECORDED_SESSIONS}, each forgotten an
+   * hour after its last call): a run's every call must not signal its session again. Forgetting is
+   * safe: a repeated start is ignored by the session record.
+   */
+  private final io.onceport.frontend.gateway.BoundedMap<String, Boolean> recordedSessions =
+      new io.onceport.frontend.gateway.BoundedMap<>(MAX_RECORDED_SESSIONS, Duration.ofHours(1));
+  static final int MAX_RECORDED_SESSIONS = 10_000;
 
   /** Records an agent session's start; a failure to record never fails the request itself. */
   private void recordSessionStart(String actor, String sessionId, String clientName, String clientVersion, String version, String remote) {
-    if (!recordedSessions.add(sessionId)) {
+    boolean[] first = {false};
+    recordedSessions.compute(sessionId, (k, seen) -> {
+      first[0] = seen == null;
+      return Boolean.TRUE;
+    });
+    if (!first[0]) {
       return;
-    }
-    if (recordedSessions.size() > 10_000) {
-      recordedSessions.clear(); // forget, not fail: a repeated start is ignored by the session record
     }
     try {
       config.sessionRegistry().started(new io.onceport.frontend.auth.SessionStart(

@@ -19,6 +19,7 @@ import org.slf4j.LoggerFactory;
 public final class McpServer {
   private final McpConfig config;
   private final Javalin app;
+  private final McpController controller;
   private boolean started;
 
   public McpServer(McpConfig config, ExecutionGateway gateway, Authenticator authenticator) {
@@ -30,11 +31,18 @@ public final class McpServer {
           + config.listenHost());
     }
     Transport transport = new Transport(config, authenticator); // refuses a listener off loopback without allowed hosts
-    McpController mcp = new McpController(config, gateway, transport);
+    this.controller = new McpController(config, gateway, transport);
+    McpController mcp = controller;
     this.app = Javalin.create(cfg -> {
       cfg.startup.showJavalinBanner = false;
       cfg.startup.showOldJavalinVersionWarning = false;
       cfg.http.maxRequestSize = 4L * 1024 * 1024;
+      // A waiting tools/call holds its thread; a storm of identical calls must all be taken in
+      // (and time-stamped on arrival) rather than queue behind a small pool.
+      org.eclipse.jetty.util.thread.QueuedThreadPool pool = new org.eclipse.jetty.util.thread.QueuedThreadPool(
+          config.maxRequestThreads(), 8, 60_000);
+      pool.setName("onceport-mcp");
+      cfg.jetty.threadPool = pool;
       cfg.jetty.host = config.listenHost();
       cfg.jetty.port = config.listenPort();
       cfg.routes.before(transport::checkRoute); // every route, /metrics, /readyz, /codec/* and 404s included
@@ -97,5 +105,6 @@ public final class McpServer {
       app.stop();
       started = false;
     }
+    controller.close();
   }
 }

@@ -24,17 +24,22 @@ import java.util.List;
  * resumption gets its result.
  */
 final class SseStreams {
-  private static final long POLL_NANOS = Duration.ofSeconds(2).toNanos();
+  /** How often the stream looks at its client (gone?) and at cancellations; the execution is watched once for all. */
+  private static final long POLL_NANOS = McpController.CANCEL_CHECK.toNanos();
   private final McpConfig config;
   private final ExecutionGateway gateway;
   private final ResponseWriter writer;
+  private final InFlightRequests inFlight;
 
   /**
    * Log levels set with {@code logging/setLevel}, by session nonce. Best effort and per front end
    * (sessions are stateless tokens): only a session that asked for {@code debug} or {@code info}
    * gets the execution's transitions as log messages; one that set nothing gets none.
    */
-  final java.util.Map<String, String> logLevels = new java.util.concurrent.ConcurrentHashMap<>();
+  final io.onceport.frontend.gateway.BoundedMap<String, String> logLevels =
+      new io.onceport.frontend.gateway.BoundedMap<>(MAX_LOG_LEVELS, java.time.Duration.ofHours(24));
+  /** Sessions whose log level is remembered (each for a day after its last use). */
+  static final int MAX_LOG_LEVELS = 10_000;
 
   private static final List<String> LEVELS =
       List.of("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency");
@@ -45,14 +50,19 @@ final class SseStreams {
     return level != null && LEVELS.indexOf(level) <= LEVELS.indexOf("info");
   }
 
-  SseStreams(McpConfig config, ExecutionGateway gateway, ResponseWriter writer) {
+  SseStreams(McpConfig config, ExecutionGateway gateway, ResponseWriter writer, InFlightRequests inFlight) {
     this.config = config;
     this.gateway = gateway;
     this.writer = writer;
+    this.inFlight = inFlight;
   }
 
-  /** Answers a call that already attached (wait 0): priming, progress, result. */
-  void toolCall(Exchange ex, CallResult cr, ToolContract contract, JsonNode progressToken) {
+  /**
+   * Answers a call that already attached (wait 0): priming, progress, result.
+   *
+   * @param request the request in flight, for cancellations (null: cannot be cancelled)
+   */
+  void toolCall(Exchange ex, CallResult cr, ToolContract contract, JsonNode progressToken, InFlightRequests.Entry request) {
     ExecutionRecord rec = cr.record();
     EventIds ids = new EventIds(rec.executionId(), null, cr.callId(), ex.id(), progressToken);
     Context ctx = ex.ctx();
@@ -68,21 +78,30 @@ final class SseStreams {
     // Polling (closing the stream before the result) is for clients that negotiated 2025-11-25 in
     // initialize; the session says so even when a request's header names an older revision.
     String version = ex.session() != null ? ex.session().protocolVersion() : ex.protocolVersion();
-    follow(ctx, ex.modern(), ids, rec, cr.attached(), contract, version, withIds, 0, !ex.modern() && logsInfo(ex.session()));
+    follow(ctx, ex.modern(), ids, rec, cr.attached(), contract, version, withIds, 0, !ex.modern() && logsInfo(ex.session()),
+        request);
   }
 
-  /** Resumes a stream after {@code Last-Event-ID}. */
+  /** Resumes a stream after {@code Last-Event-ID}; a cancellation of the original request applies to it. */
   void resume(Context ctx, Session session, EventIds ids, ExecutionRecord rec) {
     open(ctx);
     if (ids.resultSent()) {
       return; // the client has everything this stream carried
     }
-    follow(ctx, false, ids, rec, false, contract(rec.tool()), session.protocolVersion(), true, ids.reported(), false);
+    InFlightRequests.Entry request = ids.rpcId() == null ? null : inFlight.open(session.nonce(), ids.rpcId());
+    try {
+      if (request != null) {
+        request.attached(rec.executionId(), ids.callId());
+      }
+      follow(ctx, false, ids, rec, false, contract(rec.tool()), session.protocolVersion(), true, ids.reported(), false, request);
+    } finally {
+      inFlight.release(request);
+    }
   }
 
   /** @param reported how many of the record's transitions this stream already reported */
   private void follow(Context ctx, boolean modern, EventIds ids, ExecutionRecord rec, boolean attached,
-      ToolContract contract, String version, boolean withIds, int reported, boolean logs) {
+      ToolContract contract, String version, boolean withIds, int reported, boolean logs, InFlightRequests.Entry request) {
     long deadline = System.nanoTime() + config.callWait().toNanos();
     boolean progress = ids.progressToken() != null && !ids.progressToken().isNull();
     boolean gone = false;
@@ -94,7 +113,7 @@ final class SseStreams {
       if (progress) {
         reported = progressEvents(ctx, ids, rec, withIds, reported);
       }
-      while (!rec.isSettled()) {
+      while (!ToolResults.answersNow(rec) && (request == null || !request.cancelled())) {
         long left = deadline - System.nanoTime();
         if (left <= 0) {
           break;
@@ -118,10 +137,22 @@ final class SseStreams {
     } catch (RuntimeException e) {
       return; // the execution layer failed mid-stream: end the stream, the client resumes or retries
     }
-    if (gone && !rec.isSettled()) {
+    boolean answerCancellation = false;
+    if (request != null && request.cancelled()) {
+      ExecutionRecord after = request.awaitCancel(Duration.ofSeconds(10));
+      if (after == null || after.state() != io.onceport.workflow.execution.ExecutionState.CANCELLED) {
+        // Cancelled after dispatch: the execution goes on; this request gets no answer (nor does a
+        // resumption of its stream), and its result is not delivered to it.
+        writer.unanswered(List.of(new ResponseWriter.Pending(rec.executionId(), ids.callId(), request)));
+        return;
+      }
+      rec = after; // cancelled before dispatch: the result says so
+      answerCancellation = true;
+    }
+    if (gone && !ToolResults.answersNow(rec)) {
       return;
     }
-    if (!rec.isSettled() && Protocol.V2025_11_25.equals(version) && withIds) {
+    if (!ToolResults.answersNow(rec) && Protocol.V2025_11_25.equals(version) && withIds) {
       return; // polling: the client reconnects with Last-Event-ID after the retry interval
     }
     ObjectNode result = ToolResults.callResult(rec, attached, contract);
@@ -133,10 +164,14 @@ final class SseStreams {
     }
     msg = Json.response(ids.rpcId(), result);
     List<ResponseWriter.Pending> d = ToolResults.carriesFinalResult(rec)
-        ? List.of(new ResponseWriter.Pending(rec.executionId(), ids.callId())) : List.of();
+        ? List.of(new ResponseWriter.Pending(rec.executionId(), ids.callId(), request)) : List.of();
     if (!d.isEmpty() && (gone || ClientConnection.isGone(ctx.req()))) {
       writer.report(d, false, "client disconnected before the result event was written");
       return;
+    }
+    if (request != null && !answerCancellation && !request.beginWrite()) {
+      writer.unanswered(List.of(new ResponseWriter.Pending(rec.executionId(), ids.callId(), request)));
+      return; // cancelled just now
     }
     try {
       write(ctx, (withIds ? "id: " + ids.id(EventIds.RESULT) + "\n" : "") + "data: " + Json.text(msg) + "\n\n");
@@ -144,7 +179,7 @@ final class SseStreams {
       writer.report(d, false, "write failed: " + e.getClass().getSimpleName());
       return;
     }
-    writer.report(d, true, "");
+    writer.written(d);
   }
 
   /**

@@ -58,6 +58,15 @@ final class ToolResults {
     return t;
   }
 
+  /**
+   * True when a waiting caller is answered now: the record settled, or the execution waits for an
+   * operator (the agent is told at once what to ask for, as the workflow's attach answers).
+   */
+  static boolean answersNow(ExecutionRecord r) {
+    return r.isSettled() || r.state() == ExecutionState.AWAITING_APPROVAL
+        || r.state() == ExecutionState.AWAITING_SESSION_AUTHORIZATION;
+  }
+
   /** True when a response carrying this record carries the final result (delivery is reported). */
   static boolean carriesFinalResult(ExecutionRecord r) {
     return r.state() == ExecutionState.COMPLETED || r.state() == ExecutionState.FAILED
@@ -132,6 +141,35 @@ final class ToolResults {
     ObjectNode res = Json.object();
     res.putArray("content").addObject().put("type", "text").put("text", message);
     res.put("isError", true);
+    return res;
+  }
+
+  /**
+   * The engine turned this call away for now (in-flight update or rate limits) and the gateway's
+   * own patience ran out: an honest "busy, retry", never a failure of the action. With an execution
+   * id, the execution exists and goes on — a retry of the same call attaches to it; without one,
+   * nothing was started for this call.
+   */
+  static ObjectNode busy(String executionId, String detail) {
+    ObjectNode res = Json.object();
+    String text = executionId == null
+        ? "busy: the execution engine turned this call away and nothing was started for it; retry the same call"
+            + " (" + detail + ")"
+        : "execution " + executionId + " is busy: the execution engine turned this call away; the execution goes on"
+            + " and nothing was sent again; retry the same call (it attaches to this execution) or call "
+            + STATUS_TOOL + " with this execution_id (" + detail + ")";
+    res.putArray("content").addObject().put("type", "text").put("text", text);
+    ObjectNode s = res.putObject("structuredContent");
+    if (executionId == null) {
+      s.putNull("execution_id");
+    } else {
+      s.put("execution_id", executionId);
+    }
+    s.put("busy", true);
+    s.put("retry", true);
+    s.put("message", text);
+    // Not a failure of the action: with an execution it may well complete; without one nothing ran.
+    res.put("isError", executionId == null);
     return res;
   }
 

@@ -2,6 +2,7 @@ package io.onceport.frontend.runtime;
 
 import io.onceport.activity.codec.AesGcmPayloadCodec;
 import io.onceport.activity.codec.KeyRing;
+import io.onceport.activity.operator.OperatorRegistry;
 import io.onceport.frontend.auth.AgentRegistry;
 import io.onceport.frontend.codec.CodecServer;
 import io.onceport.frontend.contract.ContractSet;
@@ -65,8 +66,11 @@ public final class FrontendRuntime implements AutoCloseable {
     HealthChecks checks = new HealthChecks()
         .add("temporal", HealthChecks.temporalReachable(connection.stubs()))
         .add("contracts", () -> contracts.size() > 0);
-    CodecServer codec = new CodecServer(new AesGcmPayloadCodec(KeyRing.loadOrCreate(dataDir)),
-        token -> !settings.codecAuth() || agents.authenticate(token).filter(actor -> actor.startsWith("operator:")).isPresent(),
+    // The codec server answers operators only (a codec token derived from an operator key, see
+    // OperatorRegistry); agent tokens are never accepted. Its /decode shows plain payloads as they are.
+    OperatorRegistry operators = new OperatorRegistry(dataDir);
+    CodecServer codec = new CodecServer(AesGcmPayloadCodec.forDisplay(KeyRing.loadOrCreate(dataDir)),
+        token -> !settings.codecAuth() || operators.authenticateCodecToken(token).isPresent(),
         settings.codecUiOrigins(), CodecServer.DEFAULT_PREFIX);
     OpsRoutes ops = new OpsRoutes(metrics, checks);
     McpConfig config = McpConfig.newBuilder()
@@ -76,8 +80,9 @@ public final class FrontendRuntime implements AutoCloseable {
         .allowedHosts(settings.allowedHosts())
         .extraRouteOrigins(settings.codecUiOrigins())
         .callWait(settings.callWait())
+        .deliveryGrace(settings.deliveryGrace())
         .sessionKey(sessionKey(key))
-        .sessionRegistry(new TemporalSessionRegistry(connection.client(), taskQueue))
+        .sessionRegistry(new TemporalSessionRegistry(connection.client(), taskQueue, sessionWorkflowIds(key)))
         .extraRoutes(routes -> {
           codec.register(routes);
           ops.register(routes);
@@ -97,6 +102,11 @@ public final class FrontendRuntime implements AutoCloseable {
       }
     }, 1, 15, TimeUnit.SECONDS);
     return new FrontendRuntime(server, gateway, counter);
+  }
+
+  /** Session workflow ids keyed with the fingerprint key: an agent cannot compute its session's workflow id. */
+  public static io.onceport.activity.session.SessionWorkflowIds sessionWorkflowIds(FingerprintKey key) {
+    return io.onceport.activity.session.SessionWorkflowIds.keyed(key::hmac);
   }
 
   /** The MCP session-signing key, derived from the data directory's fingerprint key. */
@@ -125,5 +135,6 @@ public final class FrontendRuntime implements AutoCloseable {
   public void close() {
     reviewsCounter.shutdownNow();
     server.stop();
+    gateway.close(); // sends the evidence and delivery reports still owed to runs
   }
 }

@@ -12,13 +12,16 @@ import java.util.Objects;
  * @param codecAuth true when the codec server requires an operator token
  * @param allowedHosts host names accepted in the {@code Host} header on every route; empty means
  *     the loopback names, and is refused when {@code listen} is not a loopback address
+ * @param deliveryGrace how long after a final result was written a cancellation of its request still
+ *     makes it "not delivered" ({@code --delivery-grace})
  */
 public record FrontendSettings(
     HostPort listen, Duration callWait, List<String> allowedOrigins, boolean allowAnonymous, String sessionPolicy,
-    List<String> codecUiOrigins, boolean codecAuth, List<String> allowedHosts) {
+    List<String> codecUiOrigins, boolean codecAuth, List<String> allowedHosts, Duration deliveryGrace) {
   public FrontendSettings {
     Objects.requireNonNull(listen, "listen == null");
     Objects.requireNonNull(callWait, "callWait == null");
+    Objects.requireNonNull(deliveryGrace, "deliveryGrace == null");
     allowedOrigins = List.copyOf(allowedOrigins);
     codecUiOrigins = List.copyOf(codecUiOrigins);
     allowedHosts = List.copyOf(allowedHosts);
@@ -28,10 +31,23 @@ public record FrontendSettings(
     }
   }
 
-  /** Settings accepting only the loopback host names (listen must be a loopback address). */
+  /** With the default delivery grace. */
+  public FrontendSettings(HostPort listen, Duration callWait, List<String> allowedOrigins, boolean allowAnonymous,
+      String sessionPolicy, List<String> codecUiOrigins, boolean codecAuth, List<String> allowedHosts) {
+    this(listen, callWait, allowedOrigins, allowAnonymous, sessionPolicy, codecUiOrigins, codecAuth, allowedHosts,
+        io.onceport.frontend.mcp.McpConfig.DEFAULT_DELIVERY_GRACE);
+  }
+
+  /** Settings accepting only the loopback host names (listen must be a loopback address), default delivery grace. */
   public FrontendSettings(HostPort listen, Duration callWait, List<String> allowedOrigins, boolean allowAnonymous,
       String sessionPolicy, List<String> codecUiOrigins, boolean codecAuth) {
     this(listen, callWait, allowedOrigins, allowAnonymous, sessionPolicy, codecUiOrigins, codecAuth, List.of());
+  }
+
+  /** These settings with another delivery grace. */
+  public FrontendSettings withDeliveryGrace(Duration grace) {
+    return new FrontendSettings(listen, callWait, allowedOrigins, allowAnonymous, sessionPolicy, codecUiOrigins, codecAuth,
+        allowedHosts, grace);
   }
 
   /** These settings with {@code origin} also allowed to call the codec server (no duplicate). */
@@ -42,7 +58,8 @@ public record FrontendSettings(
     }
     List<String> origins = new java.util.ArrayList<>(codecUiOrigins);
     origins.add(origin);
-    return new FrontendSettings(listen, callWait, allowedOrigins, allowAnonymous, sessionPolicy, origins, codecAuth, allowedHosts);
+    return new FrontendSettings(listen, callWait, allowedOrigins, allowAnonymous, sessionPolicy, origins, codecAuth, allowedHosts,
+        deliveryGrace);
   }
 
   /** Loopback on a free port, everything else default: for tests and benchmarks. */

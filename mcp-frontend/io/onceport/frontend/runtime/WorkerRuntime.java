@@ -9,6 +9,8 @@ import io.onceport.activity.dispatch.CredentialResolver;
 import io.onceport.activity.dispatch.DispatchActivitiesImpl;
 import io.onceport.activity.http.HttpChannel;
 import io.onceport.activity.journal.Journals;
+import io.onceport.activity.operator.OperatorActivitiesImpl;
+import io.onceport.activity.operator.OperatorRegistry;
 import io.onceport.activity.ssh.SshChannel;
 import io.onceport.activity.vault.VaultLockWatcher;
 import io.onceport.activity.vault.VaultService;
@@ -22,8 +24,9 @@ import java.util.Map;
 import org.slf4j.LoggerFactory;
 
 /**
- * The worker role: journals, vault, channels, the authorization ladder and the activities that
- * touch the world, polling one task queue. Everything a worker writes lives under its data
+ * The worker role: journals, vault, channels, the authorization ladder, operator-decision
+ * verification against {@code <data>/operators.json} and the activities that touch the world,
+ * polling one task queue. Everything a worker writes lives under its data
  * directory; {@code journalWriter} names its journal segments (one writer per process).
  */
 public final class WorkerRuntime implements AutoCloseable {
@@ -60,13 +63,22 @@ public final class WorkerRuntime implements AutoCloseable {
         Map.of(ToolContract.Channel.HTTP, new HttpChannel(), ToolContract.Channel.SSH, new SshChannel(),
             ToolContract.Channel.MCP, new io.onceport.activity.mcp.McpChannel(mcpUpstreams)),
         journals.dispatchJournal(), credentials);
-    SessionAuthority operator = SessionAuthorities.forPolicy(SessionAuthorities.OPERATOR, connection.client(), taskQueue);
+    io.onceport.frontend.fingerprint.FingerprintKey fingerprintKey;
+    try {
+      // The same key the front ends use (data/keys is shared): session workflow ids derive from it.
+      fingerprintKey = io.onceport.frontend.fingerprint.FingerprintKey.loadOrCreate(dataDir);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("cannot read or create the fingerprint key under " + dataDir + ": " + e.getMessage(), e);
+    }
+    SessionAuthority operator = SessionAuthorities.forPolicy(SessionAuthorities.OPERATOR, connection.client(), taskQueue,
+        FrontendRuntime.sessionWorkflowIds(fingerprintKey));
     SessionAuthority auto = SessionAuthority.auto();
     SessionAuthority byDefault = SessionAuthorities.AUTO.equals(sessionPolicy) ? auto : operator;
     AuthorizationActivitiesImpl authorization = new AuthorizationActivitiesImpl(vault, byDefault, approvalTimeout,
         TargetPolicy.allowAll(), policy -> SessionAuthorities.AUTO.equals(policy) ? auto : operator);
     WorkerHost host = WorkerHost.start(connection, taskQueue, dispatch, authorization, journals.activities(),
-        new SessionJournalActivitiesImpl((entry, key) -> journals.sessions().append(entry, key)));
+        new SessionJournalActivitiesImpl((entry, key) -> journals.sessions().append(entry, key)),
+        new OperatorActivitiesImpl(new OperatorRegistry(dataDir)));
     VaultLockWatcher watcher = VaultLockWatcher.start(dataDir, Duration.ofSeconds(1), locked -> {
       if (locked) {
         int n = AuthorizationRechecks.signalWaiting(connection, "vault locked");

@@ -21,9 +21,7 @@ import io.temporal.common.converter.DataConverter;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -31,11 +29,28 @@ import java.util.concurrent.TimeUnit;
  * attribute {@code OnceportExecutionId} where the server has them; the embedded engine has none, so
  * there it scans open and closed {@code ToolExecution} runs (fine for an in-memory development
  * engine, which holds at most a few thousand).
+ *
+ * <p>Where an execution lives never changes, so locations are cached: at most {@value #MAX_CACHED}
+ * of them, each forgotten {@link #CACHE_AGE} after its last use (then found again by a search).
  */
 public final class ExecutionDirectory {
+  static final int MAX_CACHED = 10_000;
+  static final java.time.Duration CACHE_AGE = java.time.Duration.ofHours(1);
   private final TemporalConnection connection;
-  private final Map<String, ExecutionLocation> known = new ConcurrentHashMap<>();
+  private final io.onceport.frontend.gateway.BoundedMap<String, ExecutionLocation> known =
+      new io.onceport.frontend.gateway.BoundedMap<>(MAX_CACHED, CACHE_AGE);
   private volatile Boolean visibility;
+
+  /**
+   * One run of a workflow id as the engine describes it.
+   *
+   * @param closedAt null while the run is open
+   */
+  public record RunInfo(ExecutionLocation location, boolean open, java.time.Instant startedAt, java.time.Instant closedAt) {
+    public RunInfo {
+      java.util.Objects.requireNonNull(location, "location == null");
+    }
+  }
 
   public ExecutionDirectory(TemporalConnection connection) {
     this.connection = connection;
@@ -44,6 +59,65 @@ public final class ExecutionDirectory {
   /** Remembers where an execution lives (every call through this front end does). */
   public void remember(ExecutionRecord record) {
     known.put(record.executionId(), new ExecutionLocation(record.executionId(), record.workflowId(), record.runId()));
+  }
+
+  /** Cached locations (bounded; for tests and diagnostics). */
+  public int cachedLocations() {
+    return known.size();
+  }
+
+  /**
+   * A run as the engine describes it: the latest run of the workflow id when {@code runId} is null.
+   * Empty when there is no such run. Strongly consistent (not a visibility query).
+   */
+  public Optional<RunInfo> describeRun(String workflowId, String runId) {
+    WorkflowExecution.Builder execution = WorkflowExecution.newBuilder().setWorkflowId(workflowId);
+    if (runId != null) {
+      execution.setRunId(runId);
+    }
+    DescribeWorkflowExecutionResponse described;
+    try {
+      described = describe(execution.build());
+    } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+        return Optional.empty();
+      }
+      throw e;
+    }
+    return Optional.of(runInfo(described.getWorkflowExecutionInfo(), keyword(described.getWorkflowExecutionInfo(),
+        ToolExecutionWorkflowImpl.SA_EXECUTION_ID.getName())));
+  }
+
+  /** Up to {@code limit} runs of one workflow id, newest first (visibility on a cluster, a scan on the embedded engine). */
+  public List<RunInfo> runs(String workflowId, int limit) {
+    List<RunInfo> out = new ArrayList<>();
+    if (hasVisibility()) {
+      connection.client().listExecutions("WorkflowId = '" + workflowId.replace("'", "") + "'").limit(limit).forEach(m ->
+          out.add(new RunInfo(location(m), m.getStatus() == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING,
+              m.getStartTime(), m.getCloseTime())));
+      return out;
+    }
+    var service = connection.stubs().blockingStub();
+    var filter = io.temporal.api.filter.v1.WorkflowExecutionFilter.newBuilder().setWorkflowId(workflowId).build();
+    List<WorkflowExecutionInfo> infos = new ArrayList<>(service.listOpenWorkflowExecutions(ListOpenWorkflowExecutionsRequest.newBuilder()
+        .setNamespace(connection.namespace()).setExecutionFilter(filter).setMaximumPageSize(limit).build()).getExecutionsList());
+    infos.addAll(service.listClosedWorkflowExecutions(ListClosedWorkflowExecutionsRequest.newBuilder()
+        .setNamespace(connection.namespace()).setExecutionFilter(filter).setMaximumPageSize(limit).build()).getExecutionsList());
+    for (WorkflowExecutionInfo info : infos) {
+      out.add(runInfo(info, keyword(info, ToolExecutionWorkflowImpl.SA_EXECUTION_ID.getName())));
+    }
+    out.sort(Comparator.comparing((RunInfo r) -> r.startedAt() == null ? java.time.Instant.MIN : r.startedAt()).reversed());
+    return out.size() > limit ? out.subList(0, limit) : out;
+  }
+
+  private static RunInfo runInfo(WorkflowExecutionInfo info, String executionId) {
+    boolean open = info.getStatus() == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
+    return new RunInfo(new ExecutionLocation(executionId, info.getExecution().getWorkflowId(), info.getExecution().getRunId()),
+        open, instant(info.hasStartTime() ? info.getStartTime() : null), open || !info.hasCloseTime() ? null : instant(info.getCloseTime()));
+  }
+
+  private static java.time.Instant instant(com.google.protobuf.Timestamp t) {
+    return t == null ? null : java.time.Instant.ofEpochSecond(t.getSeconds(), t.getNanos());
   }
 
   public Optional<ExecutionLocation> locate(String executionId) {

@@ -2,6 +2,7 @@ package io.onceport.frontend.temporal;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.onceport.activity.session.SessionWorkflowIds;
 import io.onceport.workflow.session.AgentSessionWorkflow;
 import io.onceport.workflow.session.SessionRecord;
 import io.temporal.api.common.v1.WorkflowExecution;
@@ -22,33 +23,70 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Finds agent sessions ({@link AgentSessionWorkflow} runs). A session's workflow id is derived from
- * its id, so one is found without visibility; listing uses visibility where the server has it and
- * scans open and closed runs on the embedded engine.
+ * its id ({@link SessionWorkflowIds}, keyed with the deployment's fingerprint key), so one is found
+ * without visibility; without the key (an operator machine that has only payload keys) and for
+ * sessions started before ids were keyed it tries the unkeyed id and then looks through the session
+ * runs for the session id. Listing uses visibility where the server has it and scans open and closed
+ * runs on the embedded engine.
  */
 public final class SessionDirectory {
   private final TemporalConnection connection;
+  private final SessionWorkflowIds ids;
 
+  /** Without the fingerprint key: unkeyed ids, then a scan of session runs. */
   public SessionDirectory(TemporalConnection connection) {
+    this(connection, SessionWorkflowIds.legacy());
+  }
+
+  public SessionDirectory(TemporalConnection connection, SessionWorkflowIds ids) {
     this.connection = connection;
+    this.ids = java.util.Objects.requireNonNull(ids, "ids == null");
   }
 
   /** The latest run's record: the live query while open, the result once closed. */
   public Optional<SessionRecord> find(String sessionId) {
-    WorkflowExecution latest = WorkflowExecution.newBuilder().setWorkflowId(AgentSessionWorkflow.workflowId(sessionId)).build();
-    WorkflowExecutionInfo info;
-    try {
-      info = describe(latest);
-    } catch (StatusRuntimeException e) {
-      if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
-        return Optional.empty();
+    return latest(sessionId).map(this::record);
+  }
+
+  /** The workflow id of the session's runs, if it has any. */
+  public Optional<String> workflowIdOf(String sessionId) {
+    return latest(sessionId).map(info -> info.getExecution().getWorkflowId());
+  }
+
+  private Optional<WorkflowExecutionInfo> latest(String sessionId) {
+    Set<String> candidates = new LinkedHashSet<>();
+    candidates.add(ids.workflowId(sessionId));
+    candidates.add(AgentSessionWorkflow.workflowId(sessionId));
+    for (String workflowId : candidates) {
+      try {
+        return Optional.of(describe(WorkflowExecution.newBuilder().setWorkflowId(workflowId).build()));
+      } catch (StatusRuntimeException e) {
+        if (e.getStatus().getCode() != Status.Code.NOT_FOUND) {
+          throw e;
+        }
       }
-      throw e;
     }
-    return Optional.of(record(info));
+    // No key (or another deployment's) to derive the id with: look for a run whose record names this session.
+    for (WorkflowExecutionInfo info : sessionRuns(1_000)) {
+      SessionRecord r = record(info);
+      if (r.sessionId().equals(sessionId)) {
+        return Optional.of(info);
+      }
+    }
+    return Optional.empty();
   }
 
   /** Sessions, newest first (each session id once: its latest run). */
   public List<SessionRecord> list(int limit) {
+    List<SessionRecord> out = new ArrayList<>();
+    for (WorkflowExecutionInfo info : sessionRuns(limit)) {
+      out.add(record(info));
+    }
+    return out;
+  }
+
+  /** The latest run of each session workflow, newest first. */
+  private List<WorkflowExecutionInfo> sessionRuns(int limit) {
     List<WorkflowExecutionInfo> infos = new ArrayList<>();
     var service = connection.stubs().blockingStub();
     WorkflowTypeFilter type = WorkflowTypeFilter.newBuilder().setName(AgentSessionWorkflow.TYPE).build();
@@ -59,14 +97,14 @@ public final class SessionDirectory {
     infos.sort(Comparator.comparing((WorkflowExecutionInfo i) -> i.getStartTime().getSeconds())
         .thenComparing(i -> i.getStartTime().getNanos()).reversed());
     Set<String> seen = new LinkedHashSet<>();
-    List<SessionRecord> out = new ArrayList<>();
+    List<WorkflowExecutionInfo> out = new ArrayList<>();
     for (WorkflowExecutionInfo info : infos) {
       if (out.size() >= limit) {
         break;
       }
       // The embedded engine does not apply the type filter.
       if (info.getType().getName().equals(AgentSessionWorkflow.TYPE) && seen.add(info.getExecution().getWorkflowId())) {
-        out.add(record(info));
+        out.add(info);
       }
     }
     return out;
@@ -91,8 +129,9 @@ public final class SessionDirectory {
         .setNamespace(connection.namespace()).setExecution(execution).build()).getWorkflowExecutionInfo();
   }
 
-  /** A typed stub on the session's current run, for authorize/deny. */
+  /** A typed stub on the session's current run, for authorize/deny (the keyed id when the session has no run yet). */
   public AgentSessionWorkflow stub(String sessionId) {
-    return connection.client().newWorkflowStub(AgentSessionWorkflow.class, AgentSessionWorkflow.workflowId(sessionId));
+    String workflowId = workflowIdOf(sessionId).orElse(ids.workflowId(sessionId));
+    return connection.client().newWorkflowStub(AgentSessionWorkflow.class, workflowId);
   }
 }

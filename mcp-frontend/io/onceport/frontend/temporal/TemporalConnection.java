@@ -64,12 +64,26 @@ public final class TemporalConnection implements AutoCloseable {
    */
   public static TemporalConnection connect(String target, String namespace, boolean nonSticky, DataConverter converter,
       Duration timeout, com.uber.m3.tally.Scope metricsScope) {
+    return connect(target, namespace, nonSticky, converter, timeout, metricsScope, List.of());
+  }
+
+  /**
+   * As {@link #connect(String, String, boolean, DataConverter, Duration, com.uber.m3.tally.Scope)}
+   * with further gRPC client interceptors on the connection (fault injection in tests: an engine
+   * hiccup on the front end's connection).
+   */
+  public static TemporalConnection connect(String target, String namespace, boolean nonSticky, DataConverter converter,
+      Duration timeout, com.uber.m3.tally.Scope metricsScope, List<ClientInterceptor> interceptors) {
     WorkflowServiceStubsOptions.Builder options = WorkflowServiceStubsOptions.newBuilder().setTarget(target);
     if (metricsScope != null) {
       options.setMetricsScope(metricsScope);
     }
+    List<ClientInterceptor> all = new java.util.ArrayList<>(interceptors);
     if (nonSticky) {
-      options.setGrpcClientInterceptors(List.of(new NonStickyInterceptor()));
+      all.add(new NonStickyInterceptor());
+    }
+    if (!all.isEmpty()) {
+      options.setGrpcClientInterceptors(all);
     }
     WorkflowServiceStubs stubs;
     try {

@@ -1,5 +1,6 @@
 package io.onceport.frontend.temporal;
 
+import io.onceport.activity.session.SessionWorkflowIds;
 import io.onceport.frontend.auth.SessionRegistry;
 import io.onceport.frontend.auth.SessionStart;
 import io.onceport.workflow.session.AgentSessionInput;
@@ -18,16 +19,23 @@ import java.util.Objects;
 public final class TemporalSessionRegistry implements SessionRegistry {
   private final WorkflowClient client;
   private final String taskQueue;
+  private final SessionWorkflowIds ids;
 
+  /** With the unkeyed workflow ids of {@link SessionWorkflowIds#legacy()} (tests). */
   public TemporalSessionRegistry(WorkflowClient client, String taskQueue) {
+    this(client, taskQueue, SessionWorkflowIds.legacy());
+  }
+
+  public TemporalSessionRegistry(WorkflowClient client, String taskQueue, SessionWorkflowIds ids) {
     this.client = Objects.requireNonNull(client, "client == null");
     this.taskQueue = Objects.requireNonNull(taskQueue, "taskQueue == null");
+    this.ids = Objects.requireNonNull(ids, "ids == null");
   }
 
   @Override
   public void started(SessionStart s) {
     AgentSessionWorkflow stub = client.newWorkflowStub(AgentSessionWorkflow.class, WorkflowOptions.newBuilder()
-        .setWorkflowId(AgentSessionWorkflow.workflowId(s.sessionId()))
+        .setWorkflowId(ids.workflowId(s.sessionId()))
         .setTaskQueue(taskQueue)
         .setWorkflowIdConflictPolicy(WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING)
         .build());
@@ -41,7 +49,7 @@ public final class TemporalSessionRegistry implements SessionRegistry {
   @Override
   public void ended(String sessionId, String reason) {
     try {
-      client.newWorkflowStub(AgentSessionWorkflow.class, AgentSessionWorkflow.workflowId(sessionId))
+      client.newWorkflowStub(AgentSessionWorkflow.class, ids.workflowId(sessionId))
           .ended(new SessionEnded(reason, Instant.now().toString()));
     } catch (WorkflowNotFoundException e) {
       // Never started here, or already closed: nothing to end.

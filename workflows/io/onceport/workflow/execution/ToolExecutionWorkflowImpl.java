@@ -13,6 +13,10 @@ import io.onceport.workflow.dispatch.Sent;
 import io.onceport.workflow.dispatch.StatusResult;
 import io.onceport.workflow.journal.JournalActivities;
 import io.onceport.workflow.journal.JournalEntry;
+import io.onceport.workflow.operator.DecisionBinding;
+import io.onceport.workflow.operator.DecisionVerdict;
+import io.onceport.workflow.operator.OperatorActivities;
+import io.onceport.workflow.operator.SignedDecision;
 import io.onceport.workflow.replay.ReplayPolicy;
 import io.onceport.workflow.replay.ReplayPolicy.Action;
 import io.onceport.workflow.replay.ReplayPolicy.Fact;
@@ -33,6 +37,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -60,6 +65,15 @@ import org.slf4j.Logger;
  * local activity per workflow task; search attributes and the memo are written when the view an
  * operator sees changed, at most once per workflow task.
  *
+ * <p><b>Operator decisions are signed.</b> Since {@link #SIGNED_DECISIONS_CHANGE} an approval, a
+ * resolution and a forwarded session decision take effect only after the main method verified the
+ * operator's statement ({@link OperatorActivities}, a local activity: the verdict is in history and
+ * replays): signed by a registered operator's current key, bound to this execution id and
+ * fingerprint (or its session) and an applicable decision, within its validity, and not applied
+ * before (nonce). A refused decision changes nothing; the update fails with the reason and the
+ * refusal is journalled ({@code decision_refused}) with what was presented. The version is asked
+ * at the first decision, so an execution no operator touches pays nothing for it.
+ *
  * <p>Executions started before {@link #REPLAY_POLICY_CHANGE} run {@link ToolExecutionV1}, frozen.
  */
 public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
@@ -76,6 +90,12 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
   static final String REPLAY_POLICY_CHANGE = "replay-policy";
   static final String LOCAL_AUTHORIZATION_CHANGE = "authorization-as-local-activity";
   static final String MEMO_SUMMARY_CHANGE = "memo-summary";
+  /** Version 1: operator decisions are verified signed statements (asked at the first decision). */
+  static final String SIGNED_DECISIONS_CHANGE = "signed-operator-decisions";
+  /** Session decisions queued while one is being verified; more are dropped (a flood changes nothing). */
+  static final int MAX_QUEUED_SESSION_DECISIONS = 20;
+  /** The statement text kept in a refusal's journal entry, at most. */
+  static final int MAX_JOURNALLED_STATEMENT = 2_000;
 
   /**
    * While waiting for an operator the gate (vault, credential) is re-checked when
@@ -92,6 +112,13 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
       LocalActivityOptions.newBuilder()
           .setStartToCloseTimeout(Duration.ofSeconds(10))
           .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(5).setInitialInterval(Duration.ofMillis(200)).build())
+          .build();
+
+  /** Verification reads the operator registry on the worker: local, fast, retried a little. */
+  private static final LocalActivityOptions VERIFY_OPTIONS =
+      LocalActivityOptions.newBuilder()
+          .setStartToCloseTimeout(Duration.ofSeconds(10))
+          .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(3).setInitialInterval(Duration.ofMillis(200)).build())
           .build();
 
   /** The ladder as a local activity: it reads local state only, so no task-queue trip. */
@@ -137,6 +164,7 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
 
   private JournalActivities journal;
   private AuthorizationActivities authorization;
+  private OperatorActivities operators;
 
   private ExecutionState state = ExecutionState.ACCEPTED;
   private Outcome outcome = Outcome.PENDING;
@@ -178,6 +206,21 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
   private boolean cancelRequested;
   private boolean recheckRequested;
   private long approvalDeadline;
+
+  // Signed decisions (SIGNED_DECISIONS_CHANGE): the mode, asked at the first decision; what each
+  // waiting update was told; the session decisions presented; the nonces applied.
+  private Boolean signedDecisions;
+  private Presented presentedApproval;
+  private Presented presentedResolution;
+  private final List<SessionAuthorization> sessionDecisions = new ArrayList<>();
+  private final java.util.Set<String> appliedNonces = new LinkedHashSet<>();
+  private int refusals;
+
+  /** An update waiting for the main method's verdict on what it presented. */
+  private static final class Presented {
+    boolean done;
+    String refusal;
+  }
 
   // Counters the replay policy decides on.
   private int notSentRetries;
@@ -221,6 +264,7 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
     }
     journal = Workflow.newLocalActivityStub(JournalActivities.class, JOURNAL_OPTIONS);
     authorization = Workflow.newLocalActivityStub(AuthorizationActivities.class, LOCAL_AUTHORIZATION_OPTIONS);
+    operators = Workflow.newLocalActivityStub(OperatorActivities.class, VERIFY_OPTIONS);
 
     if (authorize()) {
       execute();
@@ -248,7 +292,11 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
           authorizedAt = now();
           authorizationRecord = new ExecutionRecord.Authorization("authorized", decision.rule(), authorizedAt, decision.by(), decision.reason(), null);
           transition(ExecutionState.AUTHORIZED, "authorized (" + decision.rule() + ")");
-          queue("authorized", 1, Map.of("rule", decision.rule(), "by", decision.by()));
+          Map<String, Object> authorized = new LinkedHashMap<>(Map.of("rule", decision.rule(), "by", decision.by()));
+          if (!decision.reason().isEmpty()) {
+            authorized.put("reason", decision.reason()); // an operator's approval keeps its reason
+          }
+          queue("authorized", 1, authorized);
           return true;
         }
         case REJECT -> {
@@ -262,12 +310,23 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
           transition(ExecutionState.AWAITING_APPROVAL, "awaiting an operator's approval (" + decision.rule() + ") until " + expiresAt
               + ": onceport approve " + executionId);
           queue("awaiting_approval", 1, Map.of("rule", decision.rule(), "expires_at", expiresAt));
-          AuthorizationDecision closed = awaitOperator(request, approvalDeadline, () -> approvalDecision != null,
-              "approval_timeout", "no operator approved within " + Duration.ofMillis(decision.timeoutMillis()));
-          if (closed != null) {
-            decision = closed;
-          } else if (approvalDecision != null) {
-            decision = consumeApproval(approvalDecision);
+          long timeoutMillis = decision.timeoutMillis();
+          while (true) {
+            AuthorizationDecision closed = awaitOperator(request, approvalDeadline, () -> approvalDecision != null,
+                "approval_timeout", "no operator approved within " + Duration.ofMillis(timeoutMillis));
+            if (closed != null) {
+              decision = closed;
+              break;
+            }
+            if (approvalDecision == null) {
+              break; // a cancellation: handled at the top of the loop
+            }
+            AuthorizationDecision consumed = consumeApproval(approvalDecision);
+            if (consumed != null) {
+              decision = consumed;
+              break;
+            }
+            // Refused: nothing changed; keep waiting until the same deadline.
           }
         }
         case SESSION_AUTHORIZATION_REQUIRED -> {
@@ -277,23 +336,53 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
           transition(ExecutionState.AWAITING_SESSION_AUTHORIZATION, "awaiting an operator's authorization of session " + input.sessionId()
               + " until " + expiresAt + ": onceport sessions authorize " + input.sessionId());
           queue("awaiting_session_authorization", 1, Map.of("rule", decision.rule(), "session", String.valueOf(input.sessionId()), "expires_at", expiresAt));
-          AuthorizationDecision closed = awaitOperator(request, deadline, () -> sessionDecision != null,
-              "session_authorization_timeout", "no operator authorized session " + input.sessionId() + " in time");
-          if (closed != null) {
-            decision = closed;
-          } else if (sessionDecision != null) {
-            decision = consumeSessionDecision(sessionDecision, request);
+          while (true) {
+            AuthorizationDecision closed = awaitOperator(request, deadline, () -> sessionDecision != null,
+                "session_authorization_timeout", "no operator authorized session " + input.sessionId() + " in time");
+            if (closed != null) {
+              decision = closed;
+              break;
+            }
+            if (sessionDecision == null) {
+              break; // a cancellation: handled at the top of the loop
+            }
+            AuthorizationDecision consumed = consumeSessionDecision(sessionDecision, request);
+            if (consumed != null) {
+              decision = consumed;
+              break;
+            }
+            // Every presented decision was refused: keep waiting until the same deadline.
           }
         }
       }
     }
   }
 
-  /** An operator's approval or denial becomes the ladder's decision (the one place an approval is consumed). */
+  /**
+   * An operator's approval or denial becomes the ladder's decision (the one place an approval is
+   * consumed), or null when the statement is refused (the update fails, nothing changes).
+   */
   private AuthorizationDecision consumeApproval(ApprovalDecision decided) {
-    return decided.approved()
-        ? AuthorizationDecision.allow("approved", decided.by())
-        : new AuthorizationDecision(AuthorizationDecision.Kind.REJECT, "denied", decided.reason(), decided.by(), 0);
+    Presented presented = presentedApproval;
+    approvalDecision = null;
+    presentedApproval = null;
+    if (!signedDecisions()) {
+      answer(presented, null);
+      return decided.approved()
+          ? AuthorizationDecision.allow("approved", decided.by())
+          : new AuthorizationDecision(AuthorizationDecision.Kind.REJECT, "denied", decided.reason(), decided.by(), 0);
+    }
+    DecisionVerdict v = verify(decided.signedDecision(), DecisionBinding.APPROVAL, executionId, input.fingerprint(),
+        List.of(DecisionBinding.APPROVE, DecisionBinding.DENY), decided.by(), "onceport approve|deny, or onceport operator sign approval");
+    if (!v.valid()) {
+      refuse(DecisionBinding.APPROVAL, v, decided.signedDecision(), decided.by());
+      answer(presented, v.refusal());
+      return null;
+    }
+    answer(presented, null);
+    return DecisionBinding.APPROVE.equals(v.decision())
+        ? new AuthorizationDecision(AuthorizationDecision.Kind.ALLOW, "approved", v.reason(), v.operator(), 0)
+        : new AuthorizationDecision(AuthorizationDecision.Kind.REJECT, "denied", v.reason(), v.operator(), 0);
   }
 
   /**
@@ -301,6 +390,9 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
    * rest of the ladder (vault, credential) still applies.
    */
   private AuthorizationDecision consumeSessionDecision(SessionAuthorization decided, AuthorizationRequest request) {
+    if (signedDecisions()) {
+      return consumeSignedSessionDecisions(request);
+    }
     if (!decided.authorized()) {
       return new AuthorizationDecision(AuthorizationDecision.Kind.REJECT, "session_denied", decided.reason(), decided.by(), 0);
     }
@@ -308,6 +400,98 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
     return again.kind() == AuthorizationDecision.Kind.SESSION_AUTHORIZATION_REQUIRED
         ? AuthorizationDecision.allow("session_authorized", decided.by())
         : again;
+  }
+
+  /**
+   * The presented session decisions, oldest first, until one verifies: bound to this execution's
+   * session, signed by a registered operator, current and not applied before. Null when all were
+   * refused (each journalled). An authorization passes the session gate only; the rest of the
+   * ladder (vault, credential) still applies, and the record names the operator, not "policy".
+   */
+  private AuthorizationDecision consumeSignedSessionDecisions(AuthorizationRequest request) {
+    String subject = input.sessionId() == null || input.sessionId().isBlank() ? "actor:" + input.actor() : input.sessionId();
+    try {
+      while (!sessionDecisions.isEmpty()) {
+        SessionAuthorization presented = sessionDecisions.remove(0);
+        DecisionVerdict v = verify(presented.signedDecision(), DecisionBinding.SESSION, subject, null,
+            List.of(DecisionBinding.AUTHORIZE, DecisionBinding.DENY), presented.by(), "onceport sessions authorize|deny");
+        if (!v.valid()) {
+          refuse(DecisionBinding.SESSION, v, presented.signedDecision(), presented.by());
+          continue;
+        }
+        if (DecisionBinding.DENY.equals(v.decision())) {
+          return new AuthorizationDecision(AuthorizationDecision.Kind.REJECT, "session_denied", v.reason(), v.operator(), 0);
+        }
+        AuthorizationDecision again = authorization.decide(request);
+        boolean sessionGateOnly = again.kind() == AuthorizationDecision.Kind.SESSION_AUTHORIZATION_REQUIRED
+            || again.kind() == AuthorizationDecision.Kind.ALLOW;
+        return sessionGateOnly ? new AuthorizationDecision(AuthorizationDecision.Kind.ALLOW, "session_authorized", v.reason(), v.operator(), 0) : again;
+      }
+      return null;
+    } finally {
+      sessionDecisions.clear();
+      sessionDecision = null;
+    }
+  }
+
+  /** The mode, asked once, at the first operator decision (from the main method). */
+  private boolean signedDecisions() {
+    if (signedDecisions == null) {
+      signedDecisions = Workflow.getVersion(SIGNED_DECISIONS_CHANGE, Workflow.DEFAULT_VERSION, 1) == 1;
+    }
+    return signedDecisions;
+  }
+
+  /**
+   * Verifies a presented decision: null (unsigned) is refused without asking; a statement whose
+   * nonce was applied here before is refused as replayed; a verification that cannot run fails
+   * closed. A valid statement's nonce is taken: it decides once.
+   */
+  private DecisionVerdict verify(SignedDecision signed, String kind, String subject, String fingerprint, List<String> allowed,
+      String claimedBy, String howToSign) {
+    DecisionVerdict v;
+    if (signed == null) {
+      v = DecisionVerdict.refused(claimedBy, "unsigned: no signed statement was presented (sign it with " + howToSign + ")");
+    } else {
+      try {
+        v = operators.verify(signed, new DecisionBinding(kind, subject, fingerprint, allowed, Workflow.currentTimeMillis()));
+      } catch (ActivityFailure failure) {
+        v = DecisionVerdict.refused(null, "the decision could not be verified: " + rootMessage(failure));
+      }
+    }
+    if (v.valid() && appliedNonces.contains(v.nonce())) {
+      v = DecisionVerdict.refused(v.operator(), "replayed: this statement (nonce " + v.nonce() + ") was already applied to execution " + executionId);
+    }
+    if (v.valid()) {
+      appliedNonces.add(v.nonce());
+    }
+    return v;
+  }
+
+  /** A refusal: on the record, in the journal with what was presented; nothing else changes. */
+  private void refuse(String kind, DecisionVerdict v, SignedDecision signed, String claimedBy) {
+    refusals++;
+    String statement = signed == null ? "(none)" : signed.statement();
+    if (statement.length() > MAX_JOURNALLED_STATEMENT) {
+      statement = statement.substring(0, MAX_JOURNALLED_STATEMENT) + "… (" + signed.statement().length() + " characters)";
+    }
+    Map<String, Object> detail = new LinkedHashMap<>();
+    detail.put("kind", kind);
+    detail.put("refusal", v.refusal());
+    detail.put("presented_by", v.operator() != null ? v.operator() : String.valueOf(claimedBy));
+    detail.put("statement", statement);
+    queue("decision_refused", refusals, detail);
+    transitions.add(new ExecutionRecord.Transition("decision_refused", now(), kind + " refused: " + v.refusal()));
+    version++;
+    log.warn("{} {} decision refused: {}", executionId, kind, v.refusal());
+  }
+
+  /** Tells the waiting update what became of its decision. */
+  private static void answer(Presented presented, String refusal) {
+    if (presented != null) {
+      presented.refusal = refusal;
+      presented.done = true;
+    }
   }
 
   /**
@@ -560,14 +744,39 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
     transition(ExecutionState.NEEDS_REVIEW,
         "outcome unknown (" + reason + "); it was not re-sent and waits for an operator: onceport executions resolve " + executionId);
     queue("needs_review", Math.max(1, sends.size()), Map.of("reason", reason));
-    waitUntil(Long.MAX_VALUE, () -> resolution != null);
-    Resolution decided = resolution;
-    resolution = null;
-    return consumeResolution(decided);
+    while (true) {
+      waitUntil(Long.MAX_VALUE, () -> resolution != null);
+      Resolution decided = resolution;
+      resolution = null;
+      Observation seen = consumeResolution(decided);
+      if (seen != null) {
+        return seen;
+      }
+      // Refused: still needs_review, waiting for a decision that verifies.
+    }
   }
 
-  /** An operator's resolution becomes a fact (the one place a resolution is consumed). */
-  private Observation consumeResolution(Resolution decided) {
+  /**
+   * An operator's resolution becomes a fact (the one place a resolution is consumed), or null when
+   * its statement is refused.
+   */
+  private Observation consumeResolution(Resolution presented) {
+    Presented waiting = presentedResolution;
+    presentedResolution = null;
+    Resolution decided = presented;
+    if (signedDecisions()) {
+      DecisionVerdict v = verify(presented.signedDecision(), DecisionBinding.RESOLUTION, executionId, input.fingerprint(),
+          List.of(DecisionBinding.COMPLETED, DecisionBinding.FAILED, DecisionBinding.REDISPATCH), presented.by(),
+          "onceport executions resolve, or onceport operator sign resolution");
+      if (!v.valid()) {
+        refuse(DecisionBinding.RESOLUTION, v, presented.signedDecision(), presented.by());
+        answer(waiting, v.refusal());
+        return null;
+      }
+      decided = new Resolution(Resolution.Decision.valueOf(v.decision().toUpperCase(java.util.Locale.ROOT)),
+          v.reason().isBlank() ? "(no reason given)" : v.reason(), v.operator());
+    }
+    answer(waiting, null);
     review = new ExecutionRecord.Review(decided.decision().name().toLowerCase(), decided.reason(), decided.by(), now());
     queue("review_resolved", Math.max(1, sends.size()), Map.of("decision", review.decision(), "by", decided.by(), "reason", decided.reason()));
     String text = "resolved by " + decided.by() + " as " + review.decision() + ": " + decided.reason();
@@ -907,6 +1116,10 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
           "execution " + executionId + " is " + current.wireName() + ", not needs_review; nothing to resolve",
           ErrorTypes.INVALID_TRANSITION);
     }
+    if (legacy == null && this.resolution != null) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "a resolution of execution " + executionId + " is being decided; try again when it is", ErrorTypes.INVALID_TRANSITION);
+    }
   }
 
   @Override
@@ -914,7 +1127,15 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
     if (isLegacy()) {
       return legacy.resolve(decided);
     }
+    Presented presented = new Presented();
+    this.presentedResolution = presented;
     this.resolution = decided;
+    // Done when the main method decided on it, or the review ended otherwise.
+    Workflow.await(() -> presented.done || state != ExecutionState.NEEDS_REVIEW);
+    if (presented.refusal != null) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "execution " + executionId + ": decision refused: " + presented.refusal, ErrorTypes.DECISION_REFUSED);
+    }
     Workflow.await(() -> state != ExecutionState.NEEDS_REVIEW);
     return snapshot();
   }
@@ -925,7 +1146,9 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
       legacy.validateDecideApproval(decision);
       return;
     }
-    if (!executionId.equals(decision.executionId()) || !input.fingerprint().equals(decision.fingerprint())) {
+    // A signed statement's binding is checked when it is verified; the plain fields are the caller's claim.
+    boolean signed = decision.signedDecision() != null;
+    if (!signed && (!executionId.equals(decision.executionId()) || !input.fingerprint().equals(decision.fingerprint()))) {
       throw ApplicationFailure.newNonRetryableFailure(
           "this approval names " + decision.executionId() + " / " + decision.fingerprint()
               + ", not execution " + executionId + " / " + input.fingerprint(),
@@ -948,7 +1171,15 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
     if (isLegacy()) {
       return legacy.decideApproval(decision);
     }
+    Presented presented = new Presented();
+    this.presentedApproval = presented;
     this.approvalDecision = decision;
+    // Done when the main method decided on it, or the wait ended otherwise (timeout, vault locked, cancel).
+    Workflow.await(() -> presented.done || state != ExecutionState.AWAITING_APPROVAL);
+    if (presented.refusal != null) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "execution " + executionId + ": decision refused: " + presented.refusal, ErrorTypes.DECISION_REFUSED);
+    }
     Workflow.await(() -> state != ExecutionState.AWAITING_APPROVAL);
     return snapshot();
   }
@@ -979,8 +1210,14 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
     }
     // A decision on another session is not this execution's; without a session id any is accepted.
     boolean ours = input.sessionId() == null || input.sessionId().equals(decision.sessionId());
-    if (sessionDecision == null && ours) {
-      sessionDecision = decision;
+    if (ours) {
+      if (sessionDecision == null) {
+        sessionDecision = decision;
+      }
+      // Signed mode looks at every one presented (a forged first one must not hide the real one).
+      if (sessionDecisions.size() < MAX_QUEUED_SESSION_DECISIONS) {
+        sessionDecisions.add(decision);
+      }
     }
   }
 

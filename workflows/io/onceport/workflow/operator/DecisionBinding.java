@@ -15,6 +15,27 @@ import java.util.Objects;
  *     {@code [authorize, deny]}
  */
 public record DecisionBinding(String kind, String subject, String fingerprint, List<String> allowedDecisions, long nowMillis) {
+  public static final String APPROVAL = "approval";
+  public static final String RESOLUTION = "resolution";
+  public static final String SESSION = "session";
+
+  public static final String APPROVE = "approve";
+  public static final String DENY = "deny";
+  public static final String COMPLETED = "completed";
+  public static final String FAILED = "failed";
+  public static final String REDISPATCH = "redispatch";
+  public static final String AUTHORIZE = "authorize";
+
+  /** The decisions each kind can carry, in the words a statement uses. */
+  public static List<String> decisionsOf(String kind) {
+    return switch (kind) {
+      case APPROVAL -> List.of(APPROVE, DENY);
+      case RESOLUTION -> List.of(COMPLETED, FAILED, REDISPATCH);
+      case SESSION -> List.of(AUTHORIZE, DENY);
+      default -> throw new IllegalArgumentException("Invalid decision kind: " + kind + " (expected approval, resolution or session)");
+    };
+  }
+
   public DecisionBinding {
     Objects.requireNonNull(kind, "kind == null");
     Objects.requireNonNull(subject, "subject == null");

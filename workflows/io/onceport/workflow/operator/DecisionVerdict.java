@@ -18,4 +18,8 @@ public record DecisionVerdict(boolean valid, String operator, String decision, S
   public static DecisionVerdict refused(String operator, String refusal) {
     return new DecisionVerdict(false, operator, null, null, null, refusal);
   }
+
+  public static DecisionVerdict accepted(String operator, String decision, String reason, String nonce) {
+    return new DecisionVerdict(true, operator, decision, reason == null ? "" : reason, nonce, null);
+  }
 }

@@ -11,9 +11,15 @@ import io.temporal.workflow.WorkflowMethod;
  * One agent session (rung 4 of the authorization ladder): who connected, with which client, from
  * where, and whether an operator authorized it. Executions that wait for the session's
  * authorization register here; an operator's {@link #authorize} or {@link #deny} is forwarded to
- * each of them as the {@code sessionAuthorization} signal. The workflow id is
- * {@link #workflowId(String)}, so every front end and worker reaches the same session by
- * signal-with-start without a lookup.
+ * each of them as the {@code sessionAuthorization} signal, with the operator's signed statement.
+ * The workflow id is a keyed derivation of the session id ({@code SessionWorkflowIds} in
+ * activities), so every front end and worker reaches the same session by signal-with-start without
+ * a lookup while an agent cannot compute it from its own session id; {@link #workflowId(String)} is
+ * the unkeyed form used before.
+ *
+ * <p>{@link #authorize} and {@link #deny} act only on a statement signed by a registered operator,
+ * bound to this session and the decision, within its validity and not applied before: the main
+ * method verifies it (a local activity) and records and journals a refusal with what was presented.
  *
  * <p>Authorization is evidence of who may act, never deduplication: nothing here decides whether an
  * execution already happened. Every event is appended to the sessions journal by an activity, once.
@@ -23,6 +29,7 @@ public interface AgentSessionWorkflow {
   String TYPE = "AgentSession";
   String WORKFLOW_ID_PREFIX = "onceport-session-";
 
+  /** The unkeyed workflow id of sessions started before ids were keyed (and of tests). */
   static String workflowId(String sessionId) {
     return WORKFLOW_ID_PREFIX + sessionId;
   }
@@ -49,14 +56,17 @@ public interface AgentSessionWorkflow {
   @SignalMethod(name = "registerWaiting")
   void registerWaiting(String executionWorkflowId);
 
-  /** An operator authorizes the session; returns once waiting executions were told. */
+  /**
+   * An operator authorizes the session; returns once waiting executions were told. Fails with
+   * {@code DecisionRefused} when the statement does not verify (nothing changes).
+   */
   @UpdateMethod(name = "authorize")
   SessionRecord authorize(SessionDecision decision);
 
   @UpdateValidatorMethod(updateName = "authorize")
   void validateAuthorize(SessionDecision decision);
 
-  /** An operator refuses the session; waiting executions are rejected ({@code session_denied}). */
+  /** An operator refuses the session; waiting executions are rejected ({@code session_denied}). Verified like {@link #authorize}. */
   @UpdateMethod(name = "deny")
   SessionRecord deny(SessionDecision decision);
 

@@ -3,7 +3,12 @@ package io.onceport.workflow.session;
 import io.onceport.workflow.ErrorTypes;
 import io.onceport.workflow.execution.SessionAuthorization;
 import io.onceport.workflow.execution.ToolExecutionWorkflow;
+import io.onceport.workflow.operator.DecisionBinding;
+import io.onceport.workflow.operator.DecisionVerdict;
+import io.onceport.workflow.operator.OperatorActivities;
+import io.onceport.workflow.operator.SignedDecision;
 import io.temporal.activity.ActivityOptions;
+import io.temporal.activity.LocalActivityOptions;
 import io.temporal.common.RetryOptions;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
@@ -14,15 +19,23 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.slf4j.Logger;
 
 /**
  * The session state machine. Deterministic: handlers change state; the main loop does the waiting
- * work (journal appends, signals to waiting executions). It closes when the session ended and no
- * execution still waits undecided, or after {@link #IDLE_CLOSE} without any event; a later call of
- * the same session starts a new, undecided run.
+ * work (verifying operator decisions, journal appends, signals to waiting executions). It closes
+ * when the session ended and no execution still waits undecided, or after {@link #IDLE_CLOSE}
+ * without any event; a later call of the same session starts a new, undecided run.
+ *
+ * <p>Since {@link #SIGNED_DECISIONS} version 1 an {@code authorize}/{@code deny} update only
+ * queues what was presented; the main loop verifies it ({@link OperatorActivities}, a local
+ * activity, so the verdict is in history), applies it at most once per statement nonce, and the
+ * update returns or fails with the refusal. Histories from before replay the old path: the decision
+ * applied as presented.
  */
 public final class AgentSessionWorkflowImpl implements AgentSessionWorkflow {
   /** A session without any event for this long closes; a new call starts it again, undecided. */
@@ -37,8 +50,20 @@ public final class AgentSessionWorkflowImpl implements AgentSessionWorkflow {
               .setDoNotRetry(ErrorTypes.JOURNAL_UNAVAILABLE).build())
           .build();
 
+  /** Verification reads the operator registry on the worker: local, fast, and retried a little. */
+  private static final LocalActivityOptions VERIFY_OPTIONS =
+      LocalActivityOptions.newBuilder()
+          .setStartToCloseTimeout(Duration.ofSeconds(10))
+          .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(3).setInitialInterval(Duration.ofMillis(200)).build())
+          .build();
+
+  static final String SIGNED_DECISIONS = "signed-session-decisions";
+  /** The statement text kept in a refusal's journal entry, at most. */
+  static final int MAX_JOURNALLED_STATEMENT = 2_000;
+
   private final Logger log = Workflow.getLogger(AgentSessionWorkflowImpl.class);
   private final SessionJournalActivities journal = Workflow.newActivityStub(SessionJournalActivities.class, JOURNAL_OPTIONS);
+  private final OperatorActivities operators = Workflow.newLocalActivityStub(OperatorActivities.class, VERIFY_OPTIONS);
 
   private final String sessionId;
   private final String actor;
@@ -55,6 +80,30 @@ public final class AgentSessionWorkflowImpl implements AgentSessionWorkflow {
   private final List<SessionJournalEntry> toJournal = new ArrayList<>();
   private int sequence;
   private long version;
+  /**
+   * Version 1 of {@link #SIGNED_DECISIONS}: decisions are verified before they apply. Null until
+   * the main method asked (an update in the very first task is queued and decided then).
+   */
+  private Boolean signedDecisions;
+  /** Decisions presented by updates, in arrival order, decided by the main loop. */
+  private final List<Presented> presented = new ArrayList<>();
+  /** Nonces of statements already applied: a statement decides at most once. */
+  private final Set<String> appliedNonces = new LinkedHashSet<>();
+  /** The statement behind the current decision, forwarded to waiting executions. */
+  private SignedDecision decisionStatement;
+
+  /** One authorize/deny update waiting for the main loop's verdict. */
+  private static final class Presented {
+    final String decision;
+    final SessionDecision input;
+    boolean done;
+    String refusal;
+
+    Presented(String decision, SessionDecision input) {
+      this.decision = decision;
+      this.input = input;
+    }
+  }
 
   @WorkflowInit
   public AgentSessionWorkflowImpl(AgentSessionInput input) {
@@ -64,8 +113,11 @@ public final class AgentSessionWorkflowImpl implements AgentSessionWorkflow {
 
   @Override
   public SessionRecord run(AgentSessionInput ignored) {
+    signedDecisions = Workflow.getVersion(SIGNED_DECISIONS, Workflow.DEFAULT_VERSION, 1) == 1;
     while (true) {
-      boolean active = Workflow.await(IDLE_CLOSE, () -> !toJournal.isEmpty() || !toNotify.isEmpty() || finished());
+      boolean active = Workflow.await(IDLE_CLOSE,
+          () -> pendingDecision() != null || !toJournal.isEmpty() || !toNotify.isEmpty() || finished());
+      decidePresented();
       drain();
       if (finished()) {
         break;
@@ -83,7 +135,69 @@ public final class AgentSessionWorkflowImpl implements AgentSessionWorkflow {
   }
 
   private boolean finished() {
-    return endedAt != null && (authorization != null || waiting.isEmpty()) && toNotify.isEmpty() && toJournal.isEmpty();
+    return endedAt != null && (authorization != null || waiting.isEmpty()) && toNotify.isEmpty() && toJournal.isEmpty()
+        && pendingDecision() == null;
+  }
+
+  private Presented pendingDecision() {
+    for (Presented p : presented) {
+      if (!p.done) {
+        return p;
+      }
+    }
+    return null;
+  }
+
+  /** Verifies and applies (or refuses) every presented decision, oldest first. */
+  private void decidePresented() {
+    for (Presented p = pendingDecision(); p != null; p = pendingDecision()) {
+      if (!signedDecisions) {
+        apply(p.decision, p.input.by(), p.input.reason(), null); // a history from before signed decisions
+        p.done = true;
+        continue;
+      }
+      String word = p.decision.equals("authorized") ? DecisionBinding.AUTHORIZE : DecisionBinding.DENY;
+      SignedDecision signed = p.input.signedDecision();
+      DecisionVerdict verdict = signed == null
+          ? DecisionVerdict.refused(p.input.by(), "unsigned: no signed statement was presented (sign it with onceport sessions "
+              + (word.equals(DecisionBinding.AUTHORIZE) ? "authorize" : "deny") + ", or onceport operator sign session)")
+          : verify(signed, new DecisionBinding(DecisionBinding.SESSION, sessionId, null, List.of(word), Workflow.currentTimeMillis()));
+      if (verdict.valid() && appliedNonces.contains(verdict.nonce())) {
+        verdict = DecisionVerdict.refused(verdict.operator(), "replayed: this statement (nonce " + verdict.nonce()
+            + ") was already applied to session " + sessionId);
+      }
+      if (!verdict.valid()) {
+        refuse(p, signed, verdict);
+        continue;
+      }
+      appliedNonces.add(verdict.nonce());
+      apply(p.decision, verdict.operator(), verdict.reason(), signed);
+      p.done = true;
+    }
+  }
+
+  private DecisionVerdict verify(SignedDecision signed, DecisionBinding binding) {
+    try {
+      return operators.verify(signed, binding);
+    } catch (ActivityFailure failure) {
+      // Fail closed: a decision that cannot be verified does not apply.
+      return DecisionVerdict.refused(null, "the decision could not be verified: " + rootMessage(failure));
+    }
+  }
+
+  private void refuse(Presented p, SignedDecision signed, DecisionVerdict verdict) {
+    Map<String, String> detail = new LinkedHashMap<>();
+    detail.put("decision", p.decision.equals("authorized") ? DecisionBinding.AUTHORIZE : DecisionBinding.DENY);
+    detail.put("refusal", verdict.refusal());
+    detail.put("presented_by", verdict.operator() != null ? verdict.operator() : p.input.by());
+    String statement = signed == null ? "(none)" : signed.statement();
+    detail.put("statement", statement.length() > MAX_JOURNALLED_STATEMENT
+        ? statement.substring(0, MAX_JOURNALLED_STATEMENT) + "… (" + statement.length() + " characters)" : statement);
+    record("decision_refused", now(), detail);
+    log.warn("session {}: {} refused: {}", sessionId, detail.get("decision"), verdict.refusal());
+    p.refusal = verdict.refusal();
+    p.done = true;
+    version++;
   }
 
   private void drain() {
@@ -100,7 +214,8 @@ public final class AgentSessionWorkflowImpl implements AgentSessionWorkflow {
     while (!toNotify.isEmpty()) {
       String workflowId = toNotify.get(0);
       SessionAuthorization decision = new SessionAuthorization(
-          sessionId, authorization.decision().equals("authorized"), authorization.by(), authorization.reason());
+          sessionId, authorization.decision().equals("authorized"), authorization.by(), authorization.reason(),
+          decisionStatement == null ? null : decisionStatement.statement(), decisionStatement == null ? null : decisionStatement.signature());
       try {
         Workflow.newExternalWorkflowStub(ToolExecutionWorkflow.class, workflowId).sessionAuthorization(decision);
       } catch (SignalExternalWorkflowException | ApplicationFailure e) {
@@ -168,7 +283,7 @@ public final class AgentSessionWorkflowImpl implements AgentSessionWorkflow {
 
   @Override
   public SessionRecord authorize(SessionDecision decision) {
-    return decide("authorized", decision);
+    return present("authorized", decision);
   }
 
   @Override
@@ -178,7 +293,7 @@ public final class AgentSessionWorkflowImpl implements AgentSessionWorkflow {
 
   @Override
   public SessionRecord deny(SessionDecision decision) {
-    return decide("denied", decision);
+    return present("denied", decision);
   }
 
   private void validate(String decision) {
@@ -193,15 +308,34 @@ public final class AgentSessionWorkflowImpl implements AgentSessionWorkflow {
     }
   }
 
-  private SessionRecord decide(String decision, SessionDecision by) {
+  /** Queues the decision for the main loop and waits for its verdict; fails the update when refused. */
+  private SessionRecord present(String decision, SessionDecision input) {
+    SessionDecision presentedInput = input == null ? new SessionDecision(null, null) : input;
+    if (Boolean.FALSE.equals(signedDecisions)) {
+      // A history from before signed decisions: applied in the handler, as it was then.
+      apply(decision, presentedInput.by(), presentedInput.reason(), null);
+      Workflow.await(() -> toNotify.isEmpty() && toJournal.isEmpty());
+      return session();
+    }
+    Presented p = new Presented(decision, presentedInput);
+    presented.add(p);
+    Workflow.await(() -> p.done && toNotify.isEmpty() && toJournal.isEmpty());
+    presented.remove(p);
+    if (p.refusal != null) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "session " + sessionId + ": decision refused: " + p.refusal, ErrorTypes.DECISION_REFUSED);
+    }
+    return session();
+  }
+
+  private void apply(String decision, String by, String reason, SignedDecision signed) {
     String at = now();
-    authorization = new SessionRecord.Authorization(decision, by.by(), at, by.reason());
+    authorization = new SessionRecord.Authorization(decision, by, at, reason);
+    decisionStatement = signed;
     toNotify.addAll(waiting);
     waiting.clear();
     version++;
-    record(decision, at, Map.of("by", by.by(), "reason", by.reason()));
-    Workflow.await(() -> toNotify.isEmpty() && toJournal.isEmpty());
-    return session();
+    record(decision, at, Map.of("by", by, "reason", reason));
   }
 
   private void record(String event, String at, Map<String, String> detail) {

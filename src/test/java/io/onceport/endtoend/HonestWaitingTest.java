@@ -74,8 +74,11 @@ class HonestWaitingTest {
         String executionId = first.at("/structured/execution_id").asText();
         assertEquals(0, dispatches(target), "nothing was sent before the authorization");
 
+        // The operator: a key pair registered where serve's worker reads operators, the private key apart.
+        Path key = dir.resolve("operator-keys/first-hour-operator.key");
+        io.onceport.testing.Operators.register(data, "first-hour-operator").write(key, false);
         ChildProcess authorize = ChildProcess.onceport(Path.of("."), "sessions", "authorize", session, "--yes",
-            "--temporal", "127.0.0.1:" + engine, "--data", data.toString());
+            "--temporal", "127.0.0.1:" + engine, "--data", data.toString(), "--key-file", key.toString());
         assertEquals(0, authorize.awaitExit(Duration.ofSeconds(60)), authorize.output().toString());
 
         OutputStream stdin = client.process().getOutputStream();

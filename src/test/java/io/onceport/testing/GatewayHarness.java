@@ -9,6 +9,7 @@ import io.onceport.frontend.mcp.McpConfig;
 import io.onceport.frontend.runtime.FrontendRuntime;
 import io.onceport.frontend.runtime.WorkerRuntime;
 import io.onceport.frontend.temporal.EmbeddedEngine;
+import io.onceport.frontend.temporal.TemporalCliServer;
 import io.onceport.frontend.temporal.ExecutionDirectory;
 import io.onceport.frontend.temporal.TemporalConnection;
 import io.onceport.workflow.execution.ExecutionRecord;
@@ -18,7 +19,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 /**
- * The whole gateway on loopback, wired as {@code serve} wires it — embedded engine, a real worker
+ * The whole gateway on loopback, wired as {@code serve} wires it — embedded engine (or the Temporal
+ * CLI's dev server), a real worker
  * (journals, HTTP channel, authorization ladder), the real MCP front end — with the demo releases
  * API as the target and the shipped demo contracts pointed at it.
  */
@@ -27,8 +29,12 @@ public final class GatewayHarness implements AutoCloseable {
   public final Path dir;
   public final Path data;
   public final DemoTarget target;
+  /** The embedded engine, or null when the gateway runs on the Temporal CLI's dev server ({@link #devServer}). */
   public final EmbeddedEngine engine;
+  public final TemporalCliServer devServer;
   public final TemporalConnection connection;
+  /** The front end's connection: {@link #connection} unless interceptors were asked for. */
+  public final TemporalConnection frontendConnection;
   public final WorkerRuntime worker;
   public final FrontendRuntime frontend;
   public final ExecutionDirectory directory;
@@ -50,6 +56,30 @@ public final class GatewayHarness implements AutoCloseable {
    *     {@code http://127.0.0.1:8766} in them is pointed at the demo target like in the shipped ones
    */
   public GatewayHarness(boolean startWorker, Duration callWait, java.util.Map<String, String> extraContracts) throws IOException {
+    this(startWorker, callWait, java.util.List.of(), extraContracts);
+  }
+
+  /**
+   * @param frontendInterceptors gRPC interceptors on the front end's own connection to the engine
+   *     (the worker keeps a clean one): engine hiccups as the front end sees them
+   * @param extraContracts as in {@link #GatewayHarness(boolean, Duration, java.util.Map)}
+   */
+  public GatewayHarness(boolean startWorker, Duration callWait, java.util.List<io.grpc.ClientInterceptor> frontendInterceptors,
+      java.util.Map<String, String> extraContracts) throws IOException {
+    this(startWorker, callWait, frontendInterceptors, extraContracts, null);
+  }
+
+  /**
+   * The same gateway on a real Temporal server: the Temporal CLI's dev server (SQLite, visibility,
+   * update admission limits, sticky queues), started here; workers keep sticky execution.
+   */
+  public static GatewayHarness onTemporalCli(Path binary, Duration callWait, java.util.List<io.grpc.ClientInterceptor> frontendInterceptors)
+      throws IOException {
+    return new GatewayHarness(true, callWait, frontendInterceptors, java.util.Map.of(), binary);
+  }
+
+  private GatewayHarness(boolean startWorker, Duration callWait, java.util.List<io.grpc.ClientInterceptor> frontendInterceptors,
+      java.util.Map<String, String> extraContracts, Path temporalCli) throws IOException {
     dir = Files.createTempDirectory("onceport-e2e");
     data = dir.resolve("data");
     target = DemoTarget.start("127.0.0.1", 0);
@@ -72,15 +102,25 @@ public final class GatewayHarness implements AutoCloseable {
     AgentRegistry agents = new AgentRegistry(data);
     token = agents.add("agent:deployer");
     otherToken = agents.add("agent:other");
-    engine = EmbeddedEngine.start("127.0.0.1", 0);
+    engine = temporalCli == null ? EmbeddedEngine.start("127.0.0.1", 0) : null;
+    devServer = temporalCli == null ? null
+        : TemporalCliServer.start(temporalCli, dir.resolve("temporal"), "127.0.0.1", 0, 0, true, null, Duration.ofSeconds(90));
+    boolean nonSticky = engine != null; // the embedded engine's sticky queues never time out
     metrics = new io.onceport.frontend.ops.Metrics();
-    connection = TemporalConnection.connect(engine.target(), "default", true,
+    connection = TemporalConnection.connect(temporalTarget(), "default", nonSticky,
         io.onceport.activity.codec.Payloads.dataConverter(true, data), Duration.ofSeconds(10), metrics.metricsScope());
     connection.registerSearchAttributes();
     worker = startWorker ? WorkerRuntime.start(connection, TASK_QUEUE, data, null, "auto", Duration.ofMinutes(1), "harness") : null;
-    frontend = FrontendRuntime.start(connection, TASK_QUEUE, data, tools,
+    frontendConnection = frontendInterceptors.isEmpty() ? connection : TemporalConnection.connect(temporalTarget(), "default", nonSticky,
+        io.onceport.activity.codec.Payloads.dataConverter(true, data), Duration.ofSeconds(10), null, frontendInterceptors);
+    frontend = FrontendRuntime.start(frontendConnection, TASK_QUEUE, data, tools,
         io.onceport.frontend.runtime.FrontendSettings.loopback(callWait, "auto"), metrics);
     directory = new ExecutionDirectory(connection);
+  }
+
+  /** {@code HOST:PORT} of the engine this gateway runs on. */
+  public String temporalTarget() {
+    return engine != null ? engine.target() : devServer.target();
   }
 
   /** Arms a demo-target fault for the next {@code count} matching requests. */
@@ -111,11 +151,19 @@ public final class GatewayHarness implements AutoCloseable {
   @Override
   public void close() {
     frontend.close();
+    if (frontendConnection != connection) {
+      frontendConnection.close();
+    }
     if (worker != null) {
       worker.close();
     }
     connection.close();
-    engine.close();
+    if (engine != null) {
+      engine.close();
+    }
+    if (devServer != null) {
+      devServer.close();
+    }
     target.close();
   }
 }

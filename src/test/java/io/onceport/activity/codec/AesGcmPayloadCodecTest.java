@@ -13,7 +13,6 @@ import io.temporal.client.WorkflowClientOptions;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.common.converter.DataConverter;
 import io.temporal.common.converter.DefaultDataConverter;
-import io.temporal.payload.codec.PayloadCodecException;
 import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
@@ -103,7 +102,7 @@ class AesGcmPayloadCodecTest {
     KeyRing otherRing = KeyRing.loadOrCreate(data.resolve("b"));
     String keyId = encoded.getMetadataMap().get("encryption-key-id").toStringUtf8();
 
-    PayloadCodecException e = assertThrows(PayloadCodecException.class,
+    PayloadRefusedException e = assertThrows(PayloadRefusedException.class,
         () -> new AesGcmPayloadCodec(otherRing).decode(List.of(encoded)));
 
     assertEquals("payload encrypted with unknown key " + keyId + " (not in " + data.resolve("b/keys/payload")
@@ -119,7 +118,7 @@ class AesGcmPayloadCodecTest {
     Payload tampered = encoded.toBuilder().setData(ByteString.copyFrom(bytes)).build();
     String keyId = encoded.getMetadataMap().get("encryption-key-id").toStringUtf8();
 
-    PayloadCodecException e = assertThrows(PayloadCodecException.class, () -> codec.decode(List.of(tampered)));
+    PayloadRefusedException e = assertThrows(PayloadRefusedException.class, () -> codec.decode(List.of(tampered)));
 
     assertEquals("encrypted payload failed authentication with key " + keyId + " (tampered or corrupted)", e.getMessage());
   }
@@ -131,7 +130,7 @@ class AesGcmPayloadCodecTest {
     Payload encoded = codec.encode(List.of(plain(SECRET))).get(0);
     String other = ring.rotate();
     Payload relabelled = encoded.toBuilder().putMetadata("encryption-key-id", ByteString.copyFromUtf8(other)).build();
-    assertThrows(PayloadCodecException.class, () -> codec.decode(List.of(relabelled)));
+    assertThrows(PayloadRefusedException.class, () -> codec.decode(List.of(relabelled)));
   }
 
   @Test
@@ -144,9 +143,35 @@ class AesGcmPayloadCodecTest {
   }
 
   @Test
-  void unencryptedPayloadsPassThroughDecode() {
+  void aPayloadOnceportDidNotEncryptIsRefusedAsAConverterFailure() {
     AesGcmPayloadCodec codec = new AesGcmPayloadCodec(KeyRing.loadOrCreate(data));
-    assertEquals(plain("legacy"), codec.decode(List.of(plain("legacy"))).get(0));
+    PayloadRefusedException e = assertThrows(PayloadRefusedException.class, () -> codec.decode(List.of(plain("forged"))));
+    assertEquals("refused a payload Onceport did not encrypt (encoding \"json/plain\"): payload encryption is on, so workflow "
+        + "inputs, signals and updates must be encrypted with this deployment's keys (an Onceport client, or the codec "
+        + "server's /codec/encode)", e.getMessage());
+    // A DataConverterException is what the SDK drops a signal for instead of failing the workflow task.
+    assertTrue(e instanceof io.temporal.common.converter.DataConverterException);
+    DataConverter converter = Payloads.dataConverter(KeyRing.loadOrCreate(data));
+    assertThrows(PayloadRefusedException.class, () -> converter.fromPayload(plain("forged"), String.class, String.class));
+  }
+
+  @Test
+  void theClisDisplayConverterShowsPlainAndEncryptedPayloadsAndEncodesLikeAWorker() {
+    KeyRing ring = KeyRing.loadOrCreate(data);
+    DataConverter display = Payloads.displayDataConverter(ring);
+    assertEquals("legacy", display.fromPayload(plain("legacy"), String.class, String.class));
+    Payload encoded = display.toPayload("x").orElseThrow();
+    assertEquals("binary/encrypted", encoded.getMetadataMap().get("encoding").toStringUtf8());
+    assertEquals("x", Payloads.dataConverter(ring).fromPayload(encoded, String.class, String.class), "a worker accepts what it encodes");
+  }
+
+  @Test
+  void theDisplayCodecPassesPlainPayloadsThroughForTheUi() {
+    KeyRing ring = KeyRing.loadOrCreate(data);
+    AesGcmPayloadCodec display = AesGcmPayloadCodec.forDisplay(ring);
+    assertEquals(plain("legacy"), display.decode(List.of(plain("legacy"))).get(0));
+    Payload encrypted = new AesGcmPayloadCodec(ring).encode(List.of(plain(SECRET))).get(0);
+    assertEquals(plain(SECRET), display.decode(List.of(encrypted)).get(0));
   }
 
   @WorkflowInterface

@@ -52,4 +52,11 @@ class AgentCommandTest {
     assertEquals(new Run(1, "", "onceport: invalid actor 'Deployer': use a lowercase name like agent:deployer "
         + "(a-z first, then up to 63 of a-z 0-9 : . _ -)\n"), r);
   }
+
+  @Test
+  void anAgentCannotBeNamedAsAnOperator() {
+    Run r = run("agent", "add", "operator:carol", "--data", data.toString());
+    assertEquals(new Run(1, "", "onceport: agent names starting with 'operator:' are refused: operators are not agents; "
+        + "an operator is a key pair made with `onceport operator add NAME`\n"), r);
+  }
 }

@@ -79,9 +79,11 @@ class TemporalErrorsTest {
   }
 
   @Test
-  void resolvingAFinishedExecutionSaysItIsFinished() {
+  void resolvingAFinishedExecutionSaysItIsFinished() throws Exception {
+    Path key = tmp.resolve("ops.key"); // resolutions are signed: the command needs an operator key first
+    io.onceport.activity.operator.OperatorKey.generate("ops").write(key, false);
     AgentCommandTest.Run r = cli("executions", "resolve", executionId, "--completed", "--reason", "checked",
-        "--data", gateway.data.toString());
+        "--data", gateway.data.toString(), "--key-file", key.toString());
     assertEquals(new AgentCommandTest.Run(1, "", "onceport: execution " + executionId + " is completed_result_delivered, "
         + "not needs_review; nothing to resolve (it is finished: `onceport executions show " + executionId
         + "` prints its record)\n"), r);

@@ -74,9 +74,17 @@ final class FakeGateway implements ExecutionGateway {
     return out;
   }
 
+  /** Thrown by the next call instead of attaching (then cleared): the execution layer refusing a call. */
+  volatile GatewayException refuseNext;
+
   @Override
   public CallResult call(ToolCall call) {
     calls.add(call);
+    GatewayException refusal = refuseNext;
+    if (refusal != null) {
+      refuseNext = null;
+      throw refusal;
+    }
     if (tools().stream().noneMatch(c -> c.tool().equals(call.tool()))) {
       throw new GatewayException(GatewayException.Kind.UNKNOWN_TOOL, "Unknown tool: " + call.tool());
     }

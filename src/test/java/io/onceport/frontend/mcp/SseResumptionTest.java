@@ -174,6 +174,10 @@ class SseResumptionTest {
       }
       assertEquals("call-7", result.get("id").asText());
       assertEquals("completed", result.at("/result/structuredContent/state").asText());
+      // Delivered only once the delivery grace passed without a cancellation; until then an
+      // identical call would still attach to this execution.
+      String first = result.at("/result/structuredContent/execution_id").asText();
+      assertTrue(quick.gateway.awaitReports(first, 1).stream().anyMatch(x -> x.report().delivered()));
 
       String older = quick.initialize("2025-06-18"); // no polling before 2025-11-25: the pending result
       HttpResponse<String> pending = quick.post(SLOW.replace("p-1", "p-2"), "Mcp-Session-Id", older);

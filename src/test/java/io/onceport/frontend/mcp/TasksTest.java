@@ -105,10 +105,12 @@ class TasksTest {
 
   @Test
   void cancelledNotificationCancelsAnUndispatchedStreamingCall() throws Exception {
+    // Not dispatched for 2 s (a stream waiting for an operator would be answered at once instead).
+    h.gateway.slowMillis = 3000;
     String s = h.initialize("2025-11-25");
     CompletableFuture<HttpResponse<String>> call = CompletableFuture.supplyAsync(() -> {
       try {
-        return h.post("{\"jsonrpc\":\"2.0\",\"id\":77,\"method\":\"tools/call\",\"params\":{\"name\":\"gated\",\"arguments\":{}}}",
+        return h.post("{\"jsonrpc\":\"2.0\",\"id\":77,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\",\"arguments\":{}}}",
             "Mcp-Session-Id", s, "Accept", "text/event-stream");
       } catch (Exception e) {
         throw new RuntimeException(e);

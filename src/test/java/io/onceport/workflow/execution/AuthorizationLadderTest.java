@@ -8,6 +8,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.onceport.activity.auth.AuthorizationActivitiesImpl;
 import io.onceport.activity.auth.SessionAuthorities;
+import io.onceport.activity.operator.DecisionStatement;
+import io.onceport.activity.operator.OperatorActivitiesImpl;
+import io.onceport.activity.operator.OperatorKey;
+import io.onceport.activity.operator.OperatorRegistry;
 import io.onceport.activity.session.SessionJournalActivitiesImpl;
 import io.onceport.activity.vault.Credential;
 import io.onceport.activity.vault.KdfParameters;
@@ -73,6 +77,8 @@ class AuthorizationLadderTest {
   private static final RecordingSessionJournal sessionJournal = new RecordingSessionJournal();
   private static final CountingLadder ladder = new CountingLadder();
   private static Path dataDir;
+  private static Path keyDir;
+  private static OperatorKey ops;
   private static EngineHarness harness;
   private static int counter;
 
@@ -116,6 +122,17 @@ class AuthorizationLadderTest {
       v.put(new Credential("deploy", Credential.Type.BEARER, null, null, "deploy_not_a_real_token"), true);
     }
     VaultService vault = VaultService.open(dataDir, PassphraseSource.fromEnvironment(Map.of(PassphraseSource.ENV, PASS)));
+    // Operators are key pairs: the private keys in their own directory, the public keys where the worker reads them.
+    keyDir = Files.createTempDirectory("onceport-ladder-keys");
+    OperatorRegistry operators = new OperatorRegistry(dataDir);
+    for (String name : List.of("alice", "bob", "carol", "dave", "erin", "ops")) {
+      OperatorKey key = OperatorKey.generate(name);
+      key.write(keyDir.resolve(name + ".key"), false);
+      operators.add(key);
+      if (name.equals("ops")) {
+        ops = key;
+      }
+    }
     harness = new EngineHarness(
         new SimplePreparation(
             tool("plain_tool", "gh"), tool("approval_tool", "deploy"), tool("quick_approval_tool", "deploy"),
@@ -123,15 +140,18 @@ class AuthorizationLadderTest {
         client -> {
           ladder.real = new AuthorizationActivitiesImpl(
               vault, SessionAuthorities.forPolicy("operator", client, EngineHarness.TASK_QUEUE), Duration.ofMinutes(10));
-          return new Object[] {dispatch, journal, ladder, new SessionJournalActivitiesImpl(sessionJournal)};
+          return new Object[] {dispatch, journal, ladder, new SessionJournalActivitiesImpl(sessionJournal),
+              new OperatorActivitiesImpl(new OperatorRegistry(dataDir))};
         });
   }
 
   @AfterAll
   static void stop() throws IOException {
     harness.close();
-    try (Stream<Path> files = Files.walk(dataDir)) {
-      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    for (Path dir : List.of(dataDir, keyDir)) {
+      try (Stream<Path> files = Files.walk(dir)) {
+        files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
     }
   }
 
@@ -159,7 +179,9 @@ class AuthorizationLadderTest {
     String session = "mcp:authorized-" + counter;
     new TemporalSessionRegistry(harness.connection.client(), EngineHarness.TASK_QUEUE)
         .started(new SessionStart("agent:deployer", session, "test", "1", "2025-06-18", "127.0.0.1", Instant.now()));
-    new SessionDirectory(harness.connection).stub(session).authorize(new io.onceport.workflow.session.SessionDecision("ops", "test"));
+    var signed = ops.sign(DecisionStatement.issue("session", session, null, "authorize", "test", ops, Instant.now(), Duration.ofMinutes(10)));
+    new SessionDirectory(harness.connection).stub(session).authorize(
+        new io.onceport.workflow.session.SessionDecision("ops", "test", signed.statement(), signed.signature()));
     return session;
   }
 
@@ -184,7 +206,10 @@ class AuthorizationLadderTest {
     try {
       System.setOut(new PrintStream(o, true, StandardCharsets.UTF_8));
       System.setErr(new PrintStream(e, true, StandardCharsets.UTF_8));
-      String[] all = Stream.concat(Stream.of(args), Stream.of("--temporal", harness.engine.target())).toArray(String[]::new);
+      boolean decides = List.of("approve", "deny", "sessions", "executions").contains(args[0]) && !List.of("list", "show").contains(args[1]);
+      Stream<String> extra = decides ? Stream.of("--temporal", harness.engine.target(), "--key-dir", keyDir.toString())
+          : Stream.of("--temporal", harness.engine.target());
+      String[] all = Stream.concat(Stream.of(args), extra).toArray(String[]::new);
       int exit = Main.run(all);
       return new Run(exit, o.toString(StandardCharsets.UTF_8), e.toString(StandardCharsets.UTF_8));
     } finally {
@@ -245,7 +270,7 @@ class AuthorizationLadderTest {
 
     ExecutionRecord done = awaitRecord(id, r -> r.state() == ExecutionState.COMPLETED, Duration.ofSeconds(10));
     assertEquals("approved", done.authorization().rule());
-    assertEquals("operator:alice", done.authorization().by());
+    assertEquals("alice", done.authorization().by(), "the operator name exactly as registered");
     assertEquals(1, dispatch.dispatched.size());
     assertEquals(1, ladder.decides(id));
   }
@@ -263,7 +288,7 @@ class AuthorizationLadderTest {
     assertEquals(id, retry.record().executionId());
     assertEquals(ExecutionState.REJECTED, retry.record().state());
     assertEquals("denied", retry.record().authorization().rule());
-    assertEquals("operator:bob", retry.record().authorization().by());
+    assertEquals("bob", retry.record().authorization().by());
     assertEquals("not during the freeze", retry.record().authorization().reason());
     assertEquals("rejected (denied): not during the freeze; nothing was dispatched", retry.record().message());
     assertEquals(0, dispatch.dispatched.size());
@@ -317,7 +342,7 @@ class AuthorizationLadderTest {
   void approvingWithoutAConsoleAndWithoutYesIsRefusedAndSendsNothing() throws Exception {
     CallResult first = harness.gateway.call(call("approval_tool", args(), "mcp:any", "1", 500));
     String id = first.record().executionId();
-    Run run = cli("approve", id);
+    Run run = cli("approve", id, "--by", "alice");
     assertEquals(1, run.exit());
     assertEquals("onceport: no console to confirm on; re-run with --yes to decide without confirmation\n", run.err());
     assertEquals(ExecutionState.AWAITING_APPROVAL, harness.gateway.find(id).orElseThrow().state());
@@ -328,7 +353,7 @@ class AuthorizationLadderTest {
   @Test
   void approvingAnExecutionThatDoesNotAwaitApprovalIsRefused() throws Exception {
     CallResult r = harness.gateway.call(call("missing_credential_tool", args(), "mcp:any", "1", 10_000));
-    Run run = cli("approve", r.record().executionId(), "--yes");
+    Run run = cli("approve", r.record().executionId(), "--yes", "--by", "alice");
     assertEquals(1, run.exit());
     assertEquals("onceport: execution " + r.record().executionId() + " is rejected, not awaiting approval; nothing to approve\n", run.err());
   }
@@ -359,7 +384,7 @@ class AuthorizationLadderTest {
     assertTrue(list.out().contains(session), list.out());
     Run run = cli("sessions", "authorize", session, "--yes", "--by", "carol");
     assertEquals(0, run.exit(), run.err());
-    assertTrue(run.out().contains(session + ": authorized by operator:carol; 1 waiting execution(s) told"), run.out());
+    assertTrue(run.out().contains(session + ": authorized by carol; 1 waiting execution(s) told"), run.out());
 
     ExecutionRecord done = awaitRecord(id, r -> r.state() == ExecutionState.COMPLETED, Duration.ofSeconds(10));
     assertEquals(1, dispatch.dispatched.size());
@@ -396,7 +421,7 @@ class AuthorizationLadderTest {
     assertEquals(0, run.exit(), run.err());
     ExecutionRecord r = awaitRecord(first.record().executionId(), x -> x.state() == ExecutionState.REJECTED, Duration.ofSeconds(5));
     assertEquals("session_denied", r.authorization().rule());
-    assertEquals("operator:dave", r.authorization().by());
+    assertEquals("dave", r.authorization().by());
     assertEquals("unknown agent", r.authorization().reason());
 
     // A later call of the denied session registers after the decision and is rejected at once.
@@ -415,10 +440,10 @@ class AuthorizationLadderTest {
         .awaitAuthorization(session, "agent:deployer", "onceport-fp-no-such-execution");
     Run run = cli("sessions", "authorize", session, "--yes", "--by", "erin");
     assertEquals(0, run.exit(), run.err());
-    assertTrue(run.out().contains(session + ": authorized by operator:erin; 1 waiting execution(s) told"), run.out());
+    assertTrue(run.out().contains(session + ": authorized by erin; 1 waiting execution(s) told"), run.out());
     Run show = cli("sessions", "show", session);
     assertEquals(0, show.exit(), show.err());
-    assertTrue(show.out().contains("decision    authorized by operator:erin"), show.out());
+    assertTrue(show.out().contains("decision    authorized by erin"), show.out());
     assertTrue(new io.onceport.activity.auth.OperatorSessionAuthority(harness.connection.client(), EngineHarness.TASK_QUEUE)
         .isAuthorized(session, "agent:deployer"));
     assertTrue(!new io.onceport.activity.auth.OperatorSessionAuthority(harness.connection.client(), EngineHarness.TASK_QUEUE)

@@ -70,6 +70,22 @@ import net.jqwik.api.lifecycle.BeforeContainer;
  * 10,000-case version.
  */
 class ToolExecutionModelCheckTest {
+  /** The operator who resolves reviews, registered where the worker's verification reads it. */
+  private static final java.nio.file.Path OPERATORS = tempDirectory();
+  private static final io.onceport.activity.operator.OperatorKey OPERATOR = io.onceport.testing.Operators.register(OPERATORS, "model");
+  private static final io.onceport.activity.operator.OperatorActivitiesImpl OPERATOR_ACTIVITIES =
+      new io.onceport.activity.operator.OperatorActivitiesImpl(new io.onceport.activity.operator.OperatorRegistry(OPERATORS));
+
+  private static java.nio.file.Path tempDirectory() {
+    try {
+      java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("onceport-model-operators");
+      dir.toFile().deleteOnExit();
+      return dir;
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
   private static final String QUEUE = "model-check";
   private static final long TIMEOUT_MILLIS = 5_000; // the contracts' HTTP timeout = their settle time
   private static final Duration WINDOW = Duration.ofMinutes(2);
@@ -260,7 +276,7 @@ class ToolExecutionModelCheckTest {
     channels.put(ToolContract.Channel.HTTP, target);
     worker.registerActivitiesImplementations(
         new CrashingWorker(new DispatchActivitiesImpl(channels, new SendJournal(), io.onceport.activity.dispatch.CredentialResolver.NONE)),
-        new RecordingJournal(), new AllowAll());
+        new RecordingJournal(), new AllowAll(), OPERATOR_ACTIVITIES);
     env.start();
     client = env.getWorkflowClient();
     envCases = 0;
@@ -493,7 +509,7 @@ class ToolExecutionModelCheckTest {
       long now = env.currentTimeMillis();
       Resolution decision;
       if (l.acted(now)) {
-        decision = new Resolution(Resolution.Decision.COMPLETED, "seen in the target's ledger", "operator:model");
+        decision = signed(r, Resolution.Decision.COMPLETED, "seen in the target's ledger");
       } else if (l.lateActAt >= 0) {
         if (!patient) {
           return; // the target may still be working on it: a careful operator waits
@@ -503,13 +519,17 @@ class ToolExecutionModelCheckTest {
         return;
       } else {
         boolean redispatch = (r.executionId().hashCode() & 1) == 0;
-        decision = new Resolution(redispatch ? Resolution.Decision.REDISPATCH : Resolution.Decision.FAILED,
-            "not in the target's ledger", "operator:model");
+        decision = signed(r, redispatch ? Resolution.Decision.REDISPATCH : Resolution.Decision.FAILED, "not in the target's ledger");
         if (redispatch) {
           redispatches++;
         }
       }
       seen.add(running().resolve(decision));
+    }
+
+    /** The operator's resolution, signed with the model operator's key at the engine's time. */
+    private Resolution signed(ExecutionRecord r, Resolution.Decision d, String reason) {
+      return io.onceport.testing.Operators.resolution(OPERATOR, r, d, reason, java.time.Instant.ofEpochMilli(env.currentTimeMillis()));
     }
 
     /** Lets time pass, resolves reviews, and delivers, until the run closed; bounded. */

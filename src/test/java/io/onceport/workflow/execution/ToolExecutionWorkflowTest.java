@@ -40,9 +40,13 @@ class ToolExecutionWorkflowTest {
   private static final RecordingJournal journal = new RecordingJournal();
   private static EngineHarness harness;
   private static int counter;
+  private static java.nio.file.Path operators;
+  private static io.onceport.activity.operator.OperatorKey ops;
 
   @BeforeAll
-  static void start() {
+  static void start() throws java.io.IOException {
+    operators = java.nio.file.Files.createTempDirectory("onceport-operators");
+    ops = io.onceport.testing.Operators.register(operators, "ops");
     String base = "http://127.0.0.1:9";
     harness = new EngineHarness(
         new SimplePreparation(
@@ -50,12 +54,16 @@ class ToolExecutionWorkflowTest {
             Contracts.http("irreversible_tool", ReplayClass.IRREVERSIBLE, base, Duration.ofMinutes(5)),
             Contracts.http("keyed_tool", ReplayClass.IDEMPOTENCY_KEY, base, Duration.ofMinutes(5)),
             Contracts.http("short_window_tool", ReplayClass.STATUS_QUERY, base, Duration.ofSeconds(2))),
-        dispatch, journal, new AllowAll());
+        dispatch, journal, new AllowAll(),
+        new io.onceport.activity.operator.OperatorActivitiesImpl(new io.onceport.activity.operator.OperatorRegistry(operators)));
   }
 
   @AfterAll
-  static void stop() {
+  static void stop() throws java.io.IOException {
     harness.close();
+    try (var files = java.nio.file.Files.walk(operators)) {
+      files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
   }
 
   @BeforeEach
@@ -139,9 +147,12 @@ class ToolExecutionWorkflowTest {
 
     ToolExecutionWorkflow stub = harness.connection.client().newWorkflowStub(
         ToolExecutionWorkflow.class, first.record().workflowId(), java.util.Optional.of(first.record().runId()));
-    ExecutionRecord resolved = stub.resolve(new Resolution(Resolution.Decision.COMPLETED, "checked the ledger", "ops"));
+    ExecutionRecord resolved = stub.resolve(io.onceport.testing.Operators.resolution(
+        ops, first.record(), Resolution.Decision.COMPLETED, "checked the ledger", java.time.Instant.now()));
     assertEquals(ExecutionState.COMPLETED, resolved.state());
     assertEquals("completed", resolved.review().decision());
+    assertEquals("ops", resolved.review().by());
+    assertEquals("checked the ledger", resolved.review().reason());
     assertEquals(1, dispatch.dispatched.size());
   }
 

@@ -18,13 +18,17 @@ import org.junit.jupiter.api.Test;
 
 /** The session workflow's own life cycle, in the time-skipping test environment. */
 class AgentSessionWorkflowTest {
+  @org.junit.jupiter.api.io.TempDir java.nio.file.Path data;
+
   @Test
   void anIdleSessionEndsItselfAfterADayAndItsAuthorizationEndsWithIt() throws InterruptedException {
     RecordingSessionJournal journal = new RecordingSessionJournal();
+    var carol = io.onceport.testing.Operators.register(data, "carol");
     try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance()) {
       Worker worker = env.newWorker("sessions");
       worker.registerWorkflowImplementationTypes(AgentSessionWorkflowImpl.class);
-      worker.registerActivitiesImplementations(new SessionJournalActivitiesImpl(journal));
+      worker.registerActivitiesImplementations(new SessionJournalActivitiesImpl(journal),
+          new io.onceport.activity.operator.OperatorActivitiesImpl(new io.onceport.activity.operator.OperatorRegistry(data)));
       env.start();
       WorkflowClient client = env.getWorkflowClient();
       AgentSessionWorkflow session = client.newWorkflowStub(AgentSessionWorkflow.class, WorkflowOptions.newBuilder()
@@ -38,7 +42,7 @@ class AgentSessionWorkflowTest {
       // in the same first workflow task as the start signal and be handled before it.
       Conditions.await("the session's start is journaled", Duration.ofSeconds(30),
           () -> journal.events("mcp:idle").contains("started"));
-      session.authorize(new SessionDecision("operator:carol", ""));
+      session.authorize(io.onceport.testing.Operators.session(carol, "mcp:idle", "authorize", ""));
 
       env.sleep(AgentSessionWorkflowImpl.IDLE_CLOSE.plus(Duration.ofMinutes(1)));
       SessionRecord closed = WorkflowStub.fromTyped(session).getResult(SessionRecord.class);

@@ -37,4 +37,36 @@ class SessionPayloadsRoundTripTest {
         "awaiting_approval", "approve_each_use", "2026-11-30T06:00:00Z", "policy", "needs approval", "2026-11-30T06:15:00Z");
     assertEquals(a, roundTrip(a, ExecutionRecord.Authorization.class));
   }
+
+  @Test
+  void decisionsWithTheirSignedStatementsRoundTripAndTheUiInputOfJustTheStatementDecodes() {
+    var approval = new io.onceport.workflow.execution.ApprovalDecision("act_1", "hmac-sha256:ab", true, "ticket 7", "carol", "{\"v\":1}", "c2ln");
+    assertEquals(approval, roundTrip(approval, io.onceport.workflow.execution.ApprovalDecision.class));
+    var resolution = new io.onceport.workflow.execution.Resolution(
+        io.onceport.workflow.execution.Resolution.Decision.REDISPATCH, "did not run", "carol", "{\"v\":1}", "c2ln");
+    assertEquals(resolution, roundTrip(resolution, io.onceport.workflow.execution.Resolution.class));
+    var forwarded = new io.onceport.workflow.execution.SessionAuthorization("mcp:1", true, "carol", "ok", "{\"v\":1}", "c2ln");
+    assertEquals(forwarded, roundTrip(forwarded, io.onceport.workflow.execution.SessionAuthorization.class));
+    var session = new SessionDecision("carol", "ok", "{\"v\":1}", "c2ln");
+    assertEquals(session, roundTrip(session, SessionDecision.class));
+
+    // What `onceport operator sign` prints is a valid input of every decision handler.
+    DataConverter converter = DataConverter.getDefaultInstance();
+    var pasted = converter.toPayload(java.util.Map.of("statement", "{\"v\":1}", "signature", "c2ln")).orElseThrow();
+    assertEquals(new io.onceport.workflow.operator.SignedDecision("{\"v\":1}", "c2ln"),
+        converter.fromPayload(pasted, io.onceport.workflow.execution.ApprovalDecision.class, io.onceport.workflow.execution.ApprovalDecision.class)
+            .signedDecision());
+    assertEquals(new io.onceport.workflow.operator.SignedDecision("{\"v\":1}", "c2ln"),
+        converter.fromPayload(pasted, io.onceport.workflow.execution.Resolution.class, io.onceport.workflow.execution.Resolution.class)
+            .signedDecision());
+    assertEquals(new io.onceport.workflow.operator.SignedDecision("{\"v\":1}", "c2ln"),
+        converter.fromPayload(pasted, SessionDecision.class, SessionDecision.class).signedDecision());
+
+    // Inputs recorded before decisions were signed still decode, as unsigned decisions.
+    var old = converter.toPayload(java.util.Map.of("sessionId", "mcp:1", "authorized", true, "by", "operator:carol", "reason", "")).orElseThrow();
+    var decoded = converter.fromPayload(old, io.onceport.workflow.execution.SessionAuthorization.class,
+        io.onceport.workflow.execution.SessionAuthorization.class);
+    assertEquals(new io.onceport.workflow.execution.SessionAuthorization("mcp:1", true, "operator:carol", ""), decoded);
+    assertEquals(null, decoded.signedDecision());
+  }
 }

@@ -1,0 +1,187 @@
+package io.onceport.frontend.temporal;
+
+import io.onceport.frontend.gateway.BoundedMap;
+import io.onceport.workflow.execution.ExecutionRecord;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One waiter per execution: every caller on this front end that waits for an execution to change —
+ * a {@code tools/call} waiting for its outcome, an SSE stream sending progress, a {@code tasks/result}
+ * — shares one {@code awaitChange} update per execution instead of sending one each. A thousand
+ * callers of one intent cost the workflow one waiting update and one record per change, not a
+ * thousand (which the engine's in-flight update limit would turn away, and whose completions
+ * together exceed the 4 MiB gRPC message limit).
+ *
+ * <p>The poll runs on its own thread so that a caller can stop waiting (its deadline, a
+ * cancellation) without abandoning a request in flight. When the run has closed, the final record is
+ * read once and kept. Bounded: {@value #MAX_WATCHES} executions, each forgotten {@link #MAX_AGE}
+ * after its last use.
+ */
+final class ExecutionWatches {
+  private static final Logger LOG = LoggerFactory.getLogger(ExecutionWatches.class);
+  static final int MAX_WATCHES = 10_000;
+  static final Duration MAX_AGE = Duration.ofMinutes(10);
+
+  /** The {@code awaitChange} update on one run; throws when the run is closed. */
+  interface Poller {
+    ExecutionRecord awaitChange(ExecutionLocation location, long afterVersion, long waitMillis);
+  }
+
+  private final BoundedMap<String, Watch> watches = new BoundedMap<>(MAX_WATCHES, MAX_AGE);
+  private final Poller poll;
+  private final Function<ExecutionLocation, ExecutionRecord> read;
+  private final Executor executor;
+  private final Duration pollWait;
+
+  /**
+   * @param poll the {@code awaitChange} update
+   * @param read the record of a run as it stands (its final record once closed)
+   * @param pollWait how long one {@code awaitChange} waits in the workflow
+   */
+  ExecutionWatches(Poller poll, Function<ExecutionLocation, ExecutionRecord> read, Executor executor, Duration pollWait) {
+    this.poll = poll;
+    this.read = read;
+    this.executor = executor;
+    this.pollWait = pollWait;
+  }
+
+  private static final class Watch {
+    final ExecutionLocation location;
+    ExecutionRecord latest;
+    boolean closed;
+    CompletableFuture<Void> inFlight;
+
+    Watch(ExecutionLocation location) {
+      this.location = location;
+    }
+  }
+
+  private Watch watch(ExecutionLocation location) {
+    return watches.compute(location.executionId() == null ? location.runId() : location.executionId(),
+        (k, w) -> w != null && w.location.runId().equals(location.runId()) ? w : new Watch(location));
+  }
+
+  /** A record learned elsewhere (an attach, a read): waiters take it if it is newer. */
+  void offer(ExecutionLocation location, ExecutionRecord record) {
+    Watch w = watch(location);
+    synchronized (w) {
+      if (w.latest == null || record.version() > w.latest.version()) {
+        w.latest = record;
+        w.notifyAll();
+      }
+    }
+  }
+
+  /** Marks the run closed with its final record. */
+  void closed(ExecutionLocation location, ExecutionRecord finalRecord) {
+    Watch w = watch(location);
+    synchronized (w) {
+      if (w.latest == null || finalRecord.version() >= w.latest.version()) {
+        w.latest = finalRecord;
+      }
+      w.closed = true;
+      w.notifyAll();
+    }
+  }
+
+  /**
+   * Waits up to {@code wait} for a record newer than {@code afterVersion}; returns the newest known
+   * record when the wait ends (or the final record once the run closed).
+   */
+  ExecutionRecord await(ExecutionLocation location, long afterVersion, Duration wait) {
+    Watch w = watch(location);
+    long deadline = System.nanoTime() + wait.toNanos();
+    int failures = 0;
+    while (true) {
+      CompletableFuture<Void> pending;
+      synchronized (w) {
+        if (w.latest != null && (w.latest.version() > afterVersion || w.closed)) {
+          return w.latest;
+        }
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          break;
+        }
+        if (w.inFlight == null) {
+          w.inFlight = startPoll(w, Math.max(afterVersion, w.latest == null ? afterVersion : w.latest.version()));
+        }
+        pending = w.inFlight;
+      }
+      try {
+        pending.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      } catch (TimeoutException e) {
+        break;
+      } catch (ExecutionException e) {
+        // A transient failure of the poll: back off a little and poll again within the deadline.
+        failures++;
+        sleep(Math.min(1000, 50L << Math.min(failures, 4)), deadline);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    synchronized (w) {
+      if (w.latest != null) {
+        return w.latest;
+      }
+    }
+    ExecutionRecord now = read.apply(location);
+    offer(location, now);
+    return now;
+  }
+
+  private CompletableFuture<Void> startPoll(Watch w, long afterVersion) {
+    return CompletableFuture.runAsync(() -> {
+      ExecutionRecord next = null;
+      boolean closed = false;
+      RuntimeException failure = null;
+      try {
+        next = poll.awaitChange(w.location, afterVersion, pollWait.toMillis());
+      } catch (RuntimeException e) {
+        if (EngineFailures.classify(e) == EngineFailures.Kind.RUN_CLOSED) {
+          try {
+            next = read.apply(w.location);
+            closed = true;
+          } catch (RuntimeException again) {
+            failure = again;
+          }
+        } else {
+          LOG.debug("awaitChange on {} failed: {}", w.location.workflowId(), EngineFailures.reason(e));
+          failure = e;
+        }
+      }
+      synchronized (w) {
+        if (next != null && (w.latest == null || next.version() >= w.latest.version())) {
+          w.latest = next;
+        }
+        w.closed |= closed;
+        w.inFlight = null;
+        w.notifyAll();
+      }
+      if (failure != null) {
+        throw failure;
+      }
+    }, executor);
+  }
+
+  private static void sleep(long millis, long deadline) {
+    long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+    try {
+      Thread.sleep(Math.max(0, Math.min(millis, left)));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  int size() {
+    return watches.size();
+  }
+}

@@ -1,0 +1,109 @@
+package io.onceport.frontend.temporal;
+
+import io.onceport.frontend.gateway.GatewayException;
+import io.onceport.workflow.execution.AttachRequest;
+import io.onceport.workflow.execution.ExecutionRecord;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+
+/**
+ * One attach per intent per front end. While one caller's attach to an intent is in flight, every
+ * other caller of the same intent (same workflow id and fingerprint) waits on it instead of sending
+ * its own, and gets the same execution; their calls are recorded afterwards as evidence in one batch
+ * ({@code recordCalls}). A storm of identical calls thus never depends on the engine's admission of
+ * concurrent updates. A caller that arrives after the attach returned starts the next one.
+ *
+ * <p>Holds only the attaches in flight.
+ */
+final class IntentFlights {
+  private final Map<String, Flight> flights = new ConcurrentHashMap<>();
+
+  private static final class Flight {
+    final CompletableFuture<ExecutionRecord> done = new CompletableFuture<>();
+    /** Completed by the leader once the followers' calls were sent as evidence. */
+    final CompletableFuture<Void> evidence = new CompletableFuture<>();
+    final List<AttachRequest> followers = new ArrayList<>();
+    boolean closed;
+  }
+
+  /**
+   * What joining an intent's attach gave this caller.
+   *
+   * @param leader true when this caller made the attach itself
+   * @param followers the calls that waited on this caller's attach (leader only; their evidence is owed to the run)
+   * @param evidence completes once the followers' calls were sent (the leader completes it)
+   */
+  record Joined(ExecutionRecord record, boolean leader, List<AttachRequest> followers, CompletableFuture<Void> evidence) {}
+
+  /**
+   * @param intent what makes two calls the same intent here (and wait alike)
+   * @param followerWaitMillis the longest this caller waits for an attach it joins
+   */
+  Joined join(String intent, AttachRequest request, long followerWaitMillis, Function<AttachRequest, ExecutionRecord> attach) {
+    Flight flight;
+    boolean leader;
+    synchronized (flights) {
+      Flight current = flights.get(intent);
+      if (current != null && !current.closed) {
+        current.followers.add(request);
+        flight = current;
+        leader = false;
+      } else {
+        flight = new Flight();
+        flights.put(intent, flight);
+        leader = true;
+      }
+    }
+    if (!leader) {
+      return new Joined(awaitLeader(flight, followerWaitMillis), false, List.of(), flight.evidence);
+    }
+    ExecutionRecord record = null;
+    RuntimeException failure = null;
+    try {
+      record = attach.apply(request);
+    } catch (RuntimeException e) {
+      failure = e;
+    }
+    List<AttachRequest> followers;
+    synchronized (flights) {
+      flight.closed = true;
+      flights.remove(intent, flight);
+      followers = List.copyOf(flight.followers);
+    }
+    if (failure != null) {
+      flight.evidence.complete(null);
+      flight.done.completeExceptionally(failure);
+      throw failure;
+    }
+    flight.done.complete(record);
+    return new Joined(record, true, followers, flight.evidence);
+  }
+
+  private static ExecutionRecord awaitLeader(Flight flight, long followerWaitMillis) {
+    try {
+      return flight.done.get(followerWaitMillis, TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException re) {
+        throw re; // the same answer the leader got: busy, a refused intent key, unavailable
+      }
+      throw new GatewayException(GatewayException.Kind.UNAVAILABLE, "the attach this call joined failed: " + e.getCause(), e);
+    } catch (TimeoutException e) {
+      throw new GatewayException(GatewayException.Kind.UNAVAILABLE,
+          "the execution layer did not answer within " + followerWaitMillis + " ms", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new GatewayException(GatewayException.Kind.UNAVAILABLE, "interrupted while waiting for the execution layer", e);
+    }
+  }
+
+  int inFlight() {
+    return flights.size();
+  }
+}
