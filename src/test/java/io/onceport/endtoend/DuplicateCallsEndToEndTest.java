@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.onceport.frontend.demo.DemoTarget;
+import io.onceport.testing.Conditions;
 import io.onceport.testing.GatewayHarness;
 import io.onceport.testing.McpClient;
 import io.onceport.workflow.execution.Delivery;
@@ -67,6 +68,17 @@ class DuplicateCallsEndToEndTest {
     return gateway.target.ledger().stream().filter(e -> e.method().equals("POST")).count();
   }
 
+  /**
+   * Waits until the target has received the POST whose body carries {@code marker} (the request
+   * is in flight, held by a delay fault, or done) and returns its key: the execution id.
+   */
+  private static String awaitAtTarget(String path, String marker) throws InterruptedException {
+    Conditions.await("a POST " + path + " carrying " + marker + " reached the target", Duration.ofSeconds(60),
+        () -> gateway.target.ledger().stream().anyMatch(e -> e.method().equals("POST") && e.path().equals(path) && e.body().contains(marker)));
+    return gateway.target.ledger().stream().filter(e -> e.method().equals("POST") && e.path().equals(path) && e.body().contains(marker))
+        .findFirst().orElseThrow().key();
+  }
+
   private static String executionId(JsonNode response) {
     return response.at("/result/structuredContent/execution_id").asText();
   }
@@ -77,7 +89,7 @@ class DuplicateCallsEndToEndTest {
     JsonNode args = release();
     gateway.armFault("delay=1500", 1);
     CompletableFuture<JsonNode> first = CompletableFuture.supplyAsync(() -> call(client, 41, "create_release", args));
-    Thread.sleep(400);
+    awaitAtTarget("/v1/releases", args.get("version").asText()); // in flight: held at the target
     JsonNode retry = call(client, 42, "create_release", args);
     JsonNode original = first.get();
     String id = executionId(original);
@@ -95,11 +107,14 @@ class DuplicateCallsEndToEndTest {
     McpClient client = gateway.client();
     JsonNode args = release();
     gateway.armFault("delay=1500", 1);
-    client.callAndHangUp(7, "create_release", args, Duration.ofMillis(300));
+    // The caller hangs up once its request is at the target (held there by the delay).
+    client.callAndHangUp(7, "create_release", args, () -> awaitAtTarget("/v1/releases", args.get("version").asText()));
     // The execution goes on without the caller; wait for it to finish and fail to deliver.
-    Thread.sleep(2500);
+    String first = awaitAtTarget("/v1/releases", args.get("version").asText());
+    gateway.awaitRecord(first, r -> !r.calls().isEmpty() && "not_delivered".equals(r.calls().get(0).delivery()), Duration.ofSeconds(60));
     JsonNode retry = client.call(8, "create_release", args);
     String id = executionId(retry);
+    assertEquals(first, id);
     assertSentAndActedOnce("/v1/releases", id);
     assertTrue(retry.at("/result/structuredContent/attached").asBoolean(), retry.toString());
     assertEquals("completed", retry.at("/result/structuredContent/state").asText());
@@ -204,7 +219,10 @@ class DuplicateCallsEndToEndTest {
         gateway.data, tools, io.onceport.frontend.runtime.FrontendSettings.loopback(Duration.ofSeconds(30), "auto"), gateway.metrics)) {
       McpClient client = new McpClient(frontend.port(), gateway.token).initialize();
       CompletableFuture<JsonNode> call = CompletableFuture.supplyAsync(() -> call(client, 1, "late_release", release0()));
-      Thread.sleep(1500);
+      // The target comes up only after a send was refused (recorded as not sent).
+      Conditions.await("a late_release send was refused", Duration.ofSeconds(60), () -> gateway.directory.list(null, "agent:deployer", 200)
+          .stream().map(gateway.directory::record).anyMatch(r -> r.tool().equals("late_release")
+              && r.sends().stream().anyMatch(send -> ExecutionRecord.Send.NOT_SENT.equals(send.observed()))));
       try (DemoTarget late = DemoTarget.start("127.0.0.1", port)) {
         JsonNode response = call.get();
         assertEquals("completed", response.at("/result/structuredContent/state").asText(), response.toString());
@@ -272,7 +290,7 @@ class DuplicateCallsEndToEndTest {
       socket.getOutputStream().write(head.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
       socket.getOutputStream().write(first);
       socket.getOutputStream().flush();
-      Thread.sleep(400);
+      awaitAtTarget("/v1/releases", "modern-" + version); // the send is held at the target: cut the stream now
       socket.setSoLinger(true, 0);
     } // the response stream breaks; the client must re-issue the request with a new id
     McpClient modern = new McpClient(gateway.frontend.port(), gateway.token);

@@ -61,7 +61,7 @@ class MultiProcessTest {
     cluster = new Cluster();
     int port = Cluster.freePort();
     temporal = "127.0.0.1:" + port;
-    cluster.start("engine", "--port", Integer.toString(port)).awaitLine("onceport: embedded Temporal engine", Duration.ofSeconds(60));
+    cluster.start("engine", "--port", Integer.toString(port)).awaitLine("onceport: embedded Temporal engine", Cluster.START_LINE);
     // The four JVMs start in parallel; their start lines are awaited afterwards.
     workerOne = cluster.worker(temporal, true, "w1");
     workerTwo = cluster.worker(temporal, true, "w2");

@@ -35,15 +35,39 @@ public final class ChildProcess implements AutoCloseable {
     });
   }
 
+  /**
+   * JVM options of every child: the C1 compiler only and the serial collector. A child lives for
+   * seconds to a few minutes and spends them starting up (class loading, gRPC, the SDK), where C2
+   * and G1's background threads only take CPU from the other JVMs on a 2-core machine. Override
+   * with {@code -Donceport.childJvm="..."} (empty for the JVM's defaults).
+   */
+  static final List<String> JVM_OPTIONS = jvmOptions(System.getProperty("onceport.childJvm", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"));
+
+  private static List<String> jvmOptions(String options) {
+    List<String> all = new ArrayList<>(List.of("-Xmx512m"));
+    for (String option : options.trim().split("\\s+")) {
+      if (!option.isEmpty()) {
+        all.add(option);
+      }
+    }
+    return List.copyOf(all);
+  }
+
+  private static List<String> javaCommand() {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(JVM_OPTIONS);
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.onceport.frontend.Main"));
+    return command;
+  }
+
   public static ChildProcess onceport(Path workDir, String... args) throws IOException {
     return onceport(workDir, java.util.Map.of(), args);
   }
 
   /** With {@code env} set in (or, for a null value, removed from) the child's environment. */
   public static ChildProcess onceport(Path workDir, java.util.Map<String, String> env, String... args) throws IOException {
-    List<String> command = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
-        "-cp", System.getProperty("java.class.path"), "io.onceport.frontend.Main"));
+    List<String> command = javaCommand();
     command.addAll(List.of(args));
     ProcessBuilder builder = new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true);
     env.forEach((k, v) -> {
@@ -77,9 +101,8 @@ public final class ChildProcess implements AutoCloseable {
    * {@code exec}s the JVM, so the process is the JVM itself).
    */
   public static ChildProcess onceportWithUmask(String umask, Path workDir, String... args) throws IOException {
-    List<String> command = new ArrayList<>(List.of("/bin/sh", "-c", "umask " + umask + " && exec \"$0\" \"$@\"",
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
-        "-cp", System.getProperty("java.class.path"), "io.onceport.frontend.Main"));
+    List<String> command = new ArrayList<>(List.of("/bin/sh", "-c", "umask " + umask + " && exec \"$0\" \"$@\""));
+    command.addAll(javaCommand());
     command.addAll(List.of(args));
     return new ChildProcess(new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true).start());
   }

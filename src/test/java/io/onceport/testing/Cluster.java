@@ -78,13 +78,20 @@ public final class Cluster implements AutoCloseable {
         "--contracts", contracts.toString(), "--listen", "127.0.0.1:0", "--session-authorization", "auto", "--call-wait", "PT20S");
   }
 
+  /**
+   * How long a child may take to print its start line. Only a bound for a child that never gets
+   * there: four JVMs starting at once against a fresh engine on a loaded 2-core machine took more
+   * than 90 s (one worker's first connection timed out, its retry and start outlasted 90 s at load 44).
+   */
+  public static final Duration START_LINE = Duration.ofSeconds(180);
+
   public static ChildProcess awaitWorker(ChildProcess worker) throws InterruptedException {
-    return worker.awaitLine("onceport: worker on task queue", Duration.ofSeconds(90));
+    return worker.awaitLine("onceport: worker on task queue", START_LINE);
   }
 
   /** Waits for the front end's start line and returns its MCP port. */
   public static int awaitFrontend(ChildProcess frontend) throws InterruptedException {
-    frontend.awaitLine("onceport: MCP endpoint", Duration.ofSeconds(90));
+    frontend.awaitLine("onceport: MCP endpoint", START_LINE);
     for (String line : frontend.output()) {
       Matcher m = MCP_PORT.matcher(line);
       if (m.find()) {

@@ -87,6 +87,20 @@ public final class McpClient {
    * answer: the client is gone when the gateway writes the result.
    */
   public void callAndHangUp(Object id, String tool, JsonNode arguments, Duration hangUpAfter) throws IOException, InterruptedException {
+    callAndHangUp(id, tool, arguments, () -> Thread.sleep(hangUpAfter.toMillis()));
+  }
+
+  /** Something to wait for, such as the request having reached the target. */
+  @FunctionalInterface
+  public interface Wait {
+    void await() throws InterruptedException;
+  }
+
+  /**
+   * As {@link #callAndHangUp(Object, String, JsonNode, Duration)}, closing the socket once
+   * {@code hangUpWhen} returns (a condition, not a guess at how long the gateway takes).
+   */
+  public void callAndHangUp(Object id, String tool, JsonNode arguments, Wait hangUpWhen) throws IOException, InterruptedException {
     byte[] body = callBody(id, tool, arguments).getBytes(StandardCharsets.UTF_8);
     try (Socket socket = new Socket("127.0.0.1", endpoint.getPort())) {
       OutputStream out = socket.getOutputStream();
@@ -98,7 +112,7 @@ public final class McpClient {
       out.write(head.getBytes(StandardCharsets.US_ASCII));
       out.write(body);
       out.flush();
-      Thread.sleep(hangUpAfter.toMillis());
+      hangUpWhen.await();
       socket.setSoLinger(true, 0);
     }
   }

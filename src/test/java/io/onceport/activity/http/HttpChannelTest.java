@@ -207,14 +207,18 @@ class HttpChannelTest {
   }
 
   @Test
-  void noResponseWithinTheTimeoutIsOutcomeUnknown() {
+  void noResponseWithinTheTimeoutIsOutcomeUnknown() throws Exception {
     server.enqueue(new MockResponse.Builder().onResponseStart(SocketEffect.Stall.INSTANCE).build());
-    HttpSpec spec = new HttpSpec("POST", server.url("/v1/releases").toString(), null, Map.of(), null, null, 500);
+    // The contract timeout bounds the whole call, connecting included: it must leave room for the
+    // request to leave on a busy machine (a call that times out before sending is NOT_SENT, rightly).
+    HttpSpec spec = new HttpSpec("POST", server.url("/v1/releases").toString(), null, Map.of(), null, null, 2000);
 
     ApplicationFailure failure = assertThrows(ApplicationFailure.class, () -> channel.dispatch(request(spec, "{}"), context));
 
-    assertEquals(ErrorTypes.OUTCOME_UNKNOWN, failure.getType());
+    assertEquals(ErrorTypes.OUTCOME_UNKNOWN, failure.getType(), failure.getOriginalMessage());
     assertTrue(failure.getOriginalMessage().contains("timeout"), failure.getOriginalMessage());
+    assertEquals("/v1/releases", server.takeRequest().getTarget());
+    assertEquals(1, server.getRequestCount());
   }
 
   @Test

@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -36,7 +37,8 @@ class JournalVerifierMutationTest {
   @TempDir Path tmp;
   Path pristine;
   List<byte[]> lines;
-  long seed = System.nanoTime();
+  /** Printed in every failure; {@code -Donceport.mutationSeed=N} replays a failed run. */
+  long seed = Long.getLong("onceport.mutationSeed", System.nanoTime());
   Random random;
 
   @BeforeEach
@@ -158,13 +160,18 @@ class JournalVerifierMutationTest {
       List<Path> cps = CheckpointStore.list(copy.resolve("checkpoints/w1"));
       Path cp = cps.get(random.nextInt(cps.size()));
       String note = Files.readString(cp);
-      int sigStart = note.lastIndexOf(' ') + 1 + 6; // past the key id
-      int at = sigStart + random.nextInt(note.length() - 2 - sigStart);
-      char c = note.charAt(at);
-      char replacement = c == 'A' ? 'B' : 'A';
-      Files.writeString(cp, note.substring(0, at) + replacement + note.substring(at + 1));
+      // The signature line is "\u2014 <name> <base64(key id (4 bytes) || Ed25519 signature (64 bytes))>".
+      // Flip bits in the decoded signature bytes, not in a base64 character: the last character of
+      // a padded group carries unused bits, and changing only those leaves the same signature.
+      int sigAt = note.lastIndexOf(' ') + 1;
+      byte[] blob = Base64.getDecoder().decode(note.substring(sigAt, note.length() - 1));
+      assertEquals(4 + 64, blob.length, "signature blob of " + cp.getFileName());
+      int at = 4 + random.nextInt(64);
+      blob[at] ^= (byte) (1 + random.nextInt(255));
+      String bad = note.substring(0, sigAt) + Base64.getEncoder().encodeToString(blob) + "\n";
+      Files.writeString(cp, bad);
       JournalVerifier.Result r = verify(copy);
-      assertFalse(r.ok(), "bad signature accepted (seed " + seed + ")");
+      assertFalse(r.ok(), "bad signature (byte " + at + " changed) accepted (seed " + seed + ")");
       assertEquals(cp.getFileName().toString(), r.problem().checkpoint(), r.summary());
     }
   }

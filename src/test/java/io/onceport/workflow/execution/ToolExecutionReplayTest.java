@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.onceport.testing.AllowAll;
 import io.onceport.testing.Contracts;
 import io.onceport.testing.RecordingJournal;
+import io.onceport.testing.Replayer;
 import io.onceport.testing.ScriptedDispatch;
 import io.onceport.workflow.contract.ReplayClass;
 import io.onceport.workflow.contract.ToolContract;
@@ -19,13 +20,14 @@ import io.temporal.client.WorkflowStub;
 import io.temporal.client.WorkflowUpdateStage;
 import io.temporal.common.WorkflowExecutionHistory;
 import io.temporal.testing.TestWorkflowEnvironment;
-import io.temporal.testing.WorkflowReplayer;
 import io.temporal.worker.Worker;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -34,6 +36,18 @@ import org.junit.jupiter.api.Test;
  * purpose: {@code mvn test -Dtest=ToolExecutionReplayTest -Donceport.recordHistories=true}.
  */
 class ToolExecutionReplayTest {
+  private static Replayer replayer;
+
+  @BeforeAll
+  static void startReplayer() {
+    replayer = new Replayer();
+  }
+
+  @AfterAll
+  static void closeReplayer() {
+    replayer.close();
+  }
+
   private static final String[] SCENARIOS = {"completed-delivered", "irreversible-needs-review-resolved", "status-query-resolved"};
 
   @Test
@@ -50,7 +64,7 @@ class ToolExecutionReplayTest {
       for (String scenario : SCENARIOS) {
         String resource = "histories/" + prefix + "tool-execution-" + scenario + ".json";
         assertTrue(getClass().getClassLoader().getResource(resource) != null, "missing " + resource);
-        WorkflowReplayer.replayWorkflowExecutionFromResource(resource, ToolExecutionWorkflowImpl.class);
+        replayer.replayResource(resource, ToolExecutionWorkflowImpl.class);
       }
     }
   }
@@ -69,7 +83,7 @@ class ToolExecutionReplayTest {
       WorkflowExecutionHistory history = WorkflowExecutionHistory.fromJson(new String(
           getClass().getClassLoader().getResourceAsStream(resource).readAllBytes()));
       assertTrue(signalAndUpdateInOneTask(history), resource + " has no workflow task that handled both a signal and an update");
-      WorkflowReplayer.replayWorkflowExecution(history, ToolExecutionWorkflowImpl.class);
+      replayer.replay(history, ToolExecutionWorkflowImpl.class);
     }
   }
 
@@ -111,7 +125,7 @@ class ToolExecutionReplayTest {
     assertTrue(!tampered.equals(json), "the history should schedule the Send activity");
     WorkflowExecutionHistory history = WorkflowExecutionHistory.fromJson(tampered);
     try {
-      WorkflowReplayer.replayWorkflowExecution(history, ToolExecutionWorkflowImpl.class);
+      replayer.replay(history, ToolExecutionWorkflowImpl.class);
     } catch (Exception e) {
       return;
     }

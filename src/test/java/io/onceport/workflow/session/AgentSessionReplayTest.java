@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.onceport.testing.Contracts;
 import io.onceport.testing.RecordingJournal;
+import io.onceport.testing.Replayer;
 import io.onceport.testing.ScriptedDispatch;
 import io.onceport.workflow.auth.AuthorizationActivities;
 import io.onceport.workflow.auth.AuthorizationDecision;
@@ -29,7 +30,6 @@ import io.temporal.client.WorkflowStub;
 import io.temporal.client.WorkflowUpdateStage;
 import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
-import io.temporal.testing.WorkflowReplayer;
 import io.temporal.worker.Worker;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -53,8 +53,10 @@ class AgentSessionReplayTest {
     }
     assertTrue(getClass().getClassLoader().getResource(SESSION) != null, "missing " + SESSION);
     assertTrue(getClass().getClassLoader().getResource(APPROVED) != null, "missing " + APPROVED);
-    WorkflowReplayer.replayWorkflowExecutionFromResource(SESSION, AgentSessionWorkflowImpl.class);
-    WorkflowReplayer.replayWorkflowExecutionFromResource(APPROVED, ToolExecutionWorkflowImpl.class);
+    try (Replayer replayer = new Replayer()) {
+      replayer.replayResource(SESSION, AgentSessionWorkflowImpl.class);
+      replayer.replayResource(APPROVED, ToolExecutionWorkflowImpl.class);
+    }
   }
 
   /** Approval required for every call; the gate stays open. */

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import io.onceport.activity.session.SessionJournalActivitiesImpl;
+import io.onceport.testing.Conditions;
 import io.onceport.testing.RecordingSessionJournal;
 import io.temporal.client.BatchRequest;
 import io.temporal.client.WorkflowClient;
@@ -20,7 +21,7 @@ class AgentSessionWorkflowTest {
   @org.junit.jupiter.api.io.TempDir java.nio.file.Path data;
 
   @Test
-  void anIdleSessionEndsItselfAfterADayAndItsAuthorizationEndsWithIt() {
+  void anIdleSessionEndsItselfAfterADayAndItsAuthorizationEndsWithIt() throws InterruptedException {
     RecordingSessionJournal journal = new RecordingSessionJournal();
     var carol = io.onceport.testing.Operators.register(data, "carol");
     try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance()) {
@@ -36,6 +37,11 @@ class AgentSessionWorkflowTest {
       batch.add(session::run, new AgentSessionInput("mcp:idle", "alice"));
       batch.add(session::started, new SessionStarted("mcp:idle", "alice", "claude", "1.2", "2025-06-18", "127.0.0.1", "2026-11-30T06:00:00Z"));
       client.signalWithStart(batch);
+      // The operator decides after the session was seen to start (as with `sessions authorize`,
+      // which an operator runs on a listed session). Sent at once, the update can reach the worker
+      // in the same first workflow task as the start signal and be handled before it.
+      Conditions.await("the session's start is journaled", Duration.ofSeconds(30),
+          () -> journal.events("mcp:idle").contains("started"));
       session.authorize(io.onceport.testing.Operators.session(carol, "mcp:idle", "authorize", ""));
 
       env.sleep(AgentSessionWorkflowImpl.IDLE_CLOSE.plus(Duration.ofMinutes(1)));
