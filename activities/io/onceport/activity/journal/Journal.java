@@ -14,7 +14,6 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -75,10 +74,20 @@ import org.slf4j.LoggerFactory;
  * usually about to append again, and without the wait each force would cover only the few that
  * were scheduled first. A lone writer (previous batch of one) never waits.
  *
- * <p><b>Idempotence.</b> An append whose key is already in the segment returns the existing entry
- * (after making sure it is durable) instead of writing a second one. The key index is rebuilt from
- * the file on open. Keys are unique per segment: a retry on another worker process writes to that
- * worker's segment.
+ * <p><b>Idempotence, within a bounded window.</b> An append whose key is among the segment's last
+ * {@link JournalOptions#keyWindow()} entries (65,536 by default) returns the existing entry (after
+ * making sure it is durable) instead of writing a second one. The index holding those keys is a
+ * fixed-size {@link RecentKeys} (a 64-bit key hash and the line's offset, 24 bytes per entry of the
+ * window, 1.5 MB by default, allocated once), so a journal that runs all week holds no more memory than on its first
+ * hour; on a hash match the line is read back and its key compared, so a collision never hides a
+ * new entry. On open the window is refilled from the file's last entries. The window is what the
+ * retries that re-append a key need: an activity retry, a re-run of a failed workflow task's local
+ * activity or a dispatch attempt's retry re-appends within its retry schedule — seconds to
+ * minutes — while 65,536 entries is about 9,800 calls (6.7 entries each), about six minutes at
+ * the 26 side-effecting calls/s one gateway reached at C=16 on the reference machine. A re-append of a key older than the window
+ * writes a second line under the same key: a new, correctly chained entry (verify still passes,
+ * the chain and checkpoints are untouched), and the transition's metric is counted twice. Keys are
+ * unique per segment: a retry on another worker process writes to that worker's segment.
  */
 public final class Journal implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Journal.class);
@@ -107,7 +116,10 @@ public final class Journal implements AutoCloseable {
   private final ScheduledExecutorService checkpointer;
 
   private final ReentrantLock writeLock = new ReentrantLock();
-  private final Map<String, Appended> index = new HashMap<>();
+  /** Keys of the last {@code keyWindow} entries; guarded by writeLock. */
+  private final RecentKeys index;
+  /** Reads lines back to confirm a key match (separate from the write channel and its opener). */
+  private final FileChannel reader;
   private final MerkleTree.Accumulator tree;
   private long end;
   private long nextSeq;
@@ -146,9 +158,9 @@ public final class Journal implements AutoCloseable {
     this.lock = lock;
 
     Checkpoint latest = latestSignedCheckpoint();
-    Map<String, Appended> keys = new HashMap<>();
+    RecentKeys keys = new RecentKeys(options.keyWindow());
     SegmentScan scan = SegmentScan.scan(segment, false,
-        c -> keys.put(c.key(), new Appended(c.seq(), c.hash(), true)),
+        (c, offset) -> keys.add(RecentKeys.hash(c.key()), offset),
         latest == null ? -1 : latest.size());
     if (scan.problem != null && !scan.tornTail) {
       throw new JournalException("journal " + name + " is damaged, refusing to append: "
@@ -162,7 +174,8 @@ public final class Journal implements AutoCloseable {
       channel.truncate(scan.validEnd);
       channel.force(true);
     }
-    this.index.putAll(keys);
+    this.index = keys;
+    this.reader = FileChannel.open(segment, StandardOpenOption.READ);
     this.tree = scan.accumulator;
     this.end = scan.validEnd;
     this.nextSeq = scan.entries + 1;
@@ -241,11 +254,15 @@ public final class Journal implements AutoCloseable {
     return fsyncs.get();
   }
 
-  /** The entry already written under {@code appendKey}, if any. */
+  /**
+   * The entry written under {@code appendKey}, if it is among the last {@link
+   * JournalOptions#keyWindow()} entries (the idempotence window, see the class javadoc).
+   */
   public Optional<Appended> find(String appendKey) {
+    Objects.requireNonNull(appendKey, "appendKey == null");
     writeLock.lock();
     try {
-      return Optional.ofNullable(index.get(appendKey));
+      return Optional.ofNullable(lookup(appendKey));
     } finally {
       writeLock.unlock();
     }
@@ -305,10 +322,12 @@ public final class Journal implements AutoCloseable {
       writeLock.lock();
       try {
         checkUsable();
-        Appended existing = index.get(appendKey);
+        long keyHash = RecentKeys.hash(appendKey);
+        Appended existing = lookup(appendKey, keyHash);
         if (existing != null) {
-          return existing.existing() ? existing : new Appended(existing.seq(), existing.hash(), true);
+          return existing;
         }
+        long offset = end;
         String time = Instant.now(options.clock()).truncatedTo(ChronoUnit.MILLIS).toString();
         JournalFormat.Encoded e = JournalFormat.encode(nextSeq, time, prevHash, appendKey, payload);
         byte[] line = (e.line() + "\n").getBytes(StandardCharsets.UTF_8);
@@ -317,7 +336,7 @@ public final class Journal implements AutoCloseable {
         prevHash = e.hash();
         nextSeq++;
         written = e.seq();
-        index.put(appendKey, new Appended(e.seq(), e.hash(), true));
+        index.add(keyHash, offset);
         return new Appended(e.seq(), e.hash(), false);
       } finally {
         writeLock.unlock();
@@ -335,6 +354,53 @@ public final class Journal implements AutoCloseable {
       } catch (java.util.concurrent.RejectedExecutionException closing) {
         // closing: close() signs the final checkpoint
       }
+    }
+  }
+
+  private Appended lookup(String appendKey) {
+    return lookup(appendKey, RecentKeys.hash(appendKey));
+  }
+
+  /** The window's entry under {@code appendKey}, confirmed by reading its line back; caller holds writeLock. */
+  private Appended lookup(String appendKey, long keyHash) {
+    long[] candidates = index.candidates(keyHash);
+    for (int i = candidates.length - 1; i >= 0; i--) {
+      com.fasterxml.jackson.databind.JsonNode line = readLine(candidates[i]);
+      if (appendKey.equals(line.path("key").asText(null))) {
+        return new Appended(line.path("seq").asLong(), line.path("hash").asText(), true);
+      }
+    }
+    return null;
+  }
+
+  private static final com.fasterxml.jackson.databind.ObjectMapper LINE_READER =
+      new com.fasterxml.jackson.databind.ObjectMapper();
+
+  /** The entry whose line starts at {@code offset} (a line this journal wrote or checked on open). */
+  private com.fasterxml.jackson.databind.JsonNode readLine(long offset) {
+    try {
+      java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(512);
+      ByteBuffer buf = ByteBuffer.allocate(1024);
+      long pos = offset;
+      while (true) {
+        buf.clear();
+        int n = reader.read(buf, pos);
+        if (n < 0) {
+          throw new IOException("line at offset " + offset + " ends without a newline");
+        }
+        byte[] a = buf.array();
+        for (int i = 0; i < n; i++) {
+          if (a[i] == '\n') {
+            out.write(a, 0, i);
+            return LINE_READER.readTree(out.toByteArray());
+          }
+        }
+        out.write(a, 0, n);
+        pos += n;
+      }
+    } catch (IOException e) {
+      throw new JournalException("journal " + name + " cannot read back the entry at offset " + offset
+          + ": " + e.getMessage(), e);
     }
   }
 
@@ -609,6 +675,7 @@ public final class Journal implements AutoCloseable {
       }
       checkpointer.shutdownNow();
       closeQuietly(channel);
+      closeQuietly(reader);
       try {
         lock.release();
       } catch (IOException ignored) {

@@ -27,6 +27,10 @@ public final class JournalOptions {
   private final Duration checkpointInterval;
   private final ChannelOpener opener;
   private final Clock clock;
+  private final int keyWindow;
+
+  /** Default idempotence window: the last 65,536 entries (1.5 MB of index, allocated once). */
+  public static final int DEFAULT_KEY_WINDOW = 1 << 16;
 
   private JournalOptions(Builder b) {
     this.dir = b.dir;
@@ -37,6 +41,7 @@ public final class JournalOptions {
     this.checkpointInterval = b.checkpointInterval;
     this.opener = b.opener;
     this.clock = b.clock;
+    this.keyWindow = b.keyWindow;
   }
 
   /**
@@ -56,6 +61,8 @@ public final class JournalOptions {
   public Duration checkpointInterval() { return checkpointInterval; }
   public ChannelOpener opener() { return opener; }
   public Clock clock() { return clock; }
+  /** How many of the latest entries an append's key is checked against (see {@link Journal}). */
+  public int keyWindow() { return keyWindow; }
 
   /** The journal name: the directory's last element ("activity", "sessions"). */
   public String journalName() {
@@ -80,6 +87,7 @@ public final class JournalOptions {
     private Duration checkpointInterval = Duration.ofSeconds(10);
     private ChannelOpener opener = DEFAULT_OPENER;
     private Clock clock = Clock.systemUTC();
+    private int keyWindow = DEFAULT_KEY_WINDOW;
 
     private Builder(Path dir, String writerId, NoteSigner signer) {
       this.dir = Objects.requireNonNull(dir, "dir == null").toAbsolutePath();
@@ -125,6 +133,18 @@ public final class JournalOptions {
 
     public Builder setClock(Clock clock) {
       this.clock = Objects.requireNonNull(clock, "clock == null");
+      return this;
+    }
+
+    /**
+     * Sets the idempotence window: an append finds an earlier entry with its key only among this
+     * many latest entries. A power of two; memory is 24 bytes per entry, allocated on open.
+     */
+    public Builder setKeyWindow(int entries) {
+      if (entries < 1 || Integer.bitCount(entries) != 1 || entries > (1 << 29)) {
+        throw new IllegalArgumentException("Invalid key window: " + entries + " entries (a power of two)");
+      }
+      this.keyWindow = entries;
       return this;
     }
 

@@ -25,16 +25,22 @@ final class SegmentScan {
   long captureRootAt = -1;
   byte[] capturedRoot;
 
+  /** Receives each good entry with the offset its line starts at. */
+  @FunctionalInterface
+  interface EntryListener {
+    void entry(JournalFormat.Checked c, long offset);
+  }
+
   private SegmentScan(boolean keepLeaves) {
     this.leaves = keepLeaves ? new ArrayList<>() : null;
   }
 
   static SegmentScan scan(Path file, boolean keepLeaves, Consumer<JournalFormat.Checked> onEntry)
       throws IOException {
-    return scan(file, keepLeaves, onEntry, -1);
+    return scan(file, keepLeaves, onEntry == null ? null : (c, offset) -> onEntry.accept(c), -1);
   }
 
-  static SegmentScan scan(Path file, boolean keepLeaves, Consumer<JournalFormat.Checked> onEntry,
+  static SegmentScan scan(Path file, boolean keepLeaves, EntryListener onEntry,
       long captureRootAt) throws IOException {
     SegmentScan s = new SegmentScan(keepLeaves);
     s.captureRootAt = captureRootAt;
@@ -80,8 +86,7 @@ final class SegmentScan {
     return s;
   }
 
-  private boolean accept(byte[] bytes, long lineStart, long lineEnd,
-      Consumer<JournalFormat.Checked> onEntry) {
+  private boolean accept(byte[] bytes, long lineStart, long lineEnd, EntryListener onEntry) {
     long seq = entries + 1;
     try {
       JournalFormat.Checked c = JournalFormat.check(bytes, seq, lastHash);
@@ -97,7 +102,7 @@ final class SegmentScan {
       lastHash = c.hash();
       validEnd = lineEnd;
       if (onEntry != null) {
-        onEntry.accept(c);
+        onEntry.entry(c, lineStart);
       }
       return true;
     } catch (JournalFormat.BadEntry e) {
