@@ -193,7 +193,16 @@ final class JournalFormat {
     if (!PLAIN_KEY.matcher(after).matches()) {
       return null;
     }
-    String needle = "\"" + after + "\":";
+    int i = topLevelMember(canonical, "\"" + after + "\":");
+    return i < 0 ? null : canonical.substring(0, i) + member + "," + canonical.substring(i);
+  }
+
+  /**
+   * Where the top-level member starting with {@code prefix} (its quoted key and colon) begins in a
+   * canonical object, or -1: strings and nested values are skipped, so a key inside them never
+   * matches.
+   */
+  private static int topLevelMember(String canonical, String prefix) {
     int depth = 0;
     boolean inString = false;
     for (int i = 0; i < canonical.length(); i++) {
@@ -208,8 +217,8 @@ final class JournalFormat {
       }
       if (c == '"') {
         char before = canonical.charAt(i - 1);
-        if (depth == 1 && (before == '{' || before == ',') && canonical.startsWith(needle, i)) {
-          return canonical.substring(0, i) + member + "," + canonical.substring(i);
+        if (depth == 1 && (before == '{' || before == ',') && canonical.startsWith(prefix, i)) {
+          return i;
         }
         inString = true;
       } else if (c == '{' || c == '[') {
@@ -218,7 +227,7 @@ final class JournalFormat {
         depth--;
       }
     }
-    return null;
+    return -1;
   }
 
   /** A line that broke a rule. The reason is one short sentence for the operator. */
@@ -293,40 +302,17 @@ final class JournalFormat {
    * scanner skips strings and nested values to find the top-level member.
    */
   static String withoutTopLevelHash(String canonical) throws BadEntry {
-    int depth = 0;
-    boolean inString = false;
-    for (int i = 0; i < canonical.length(); i++) {
-      char c = canonical.charAt(i);
-      if (inString) {
-        if (c == '\\') {
-          i++;
-        } else if (c == '"') {
-          inString = false;
-        }
-        continue;
-      }
-      if (c == '"') {
-        char before = canonical.charAt(i - 1);
-        if (depth == 1 && (before == '{' || before == ',') && canonical.startsWith("\"hash\":\"", i)) {
-          int end = canonical.indexOf('"', i + 8) + 1;
-          if (end == 0) {
-            break;
-          }
-          if (canonical.charAt(end) == ',') {
-            return canonical.substring(0, i) + canonical.substring(end + 1);
-          }
-          return before == ','
-              ? canonical.substring(0, i - 1) + canonical.substring(end)
-              : canonical.substring(0, i) + canonical.substring(end);
-        }
-        inString = true;
-      } else if (c == '{' || c == '[') {
-        depth++;
-      } else if (c == '}' || c == ']') {
-        depth--;
-      }
+    int i = topLevelMember(canonical, "\"hash\":\"");
+    int end = i < 0 ? 0 : canonical.indexOf('"', i + 8) + 1;
+    if (end == 0) {
+      throw new BadEntry("missing or mistyped seq, time, prev, key or hash");
     }
-    throw new BadEntry("missing or mistyped seq, time, prev, key or hash");
+    if (canonical.charAt(end) == ',') {
+      return canonical.substring(0, i) + canonical.substring(end + 1);
+    }
+    return canonical.charAt(i - 1) == ','
+        ? canonical.substring(0, i - 1) + canonical.substring(end)
+        : canonical.substring(0, i) + canonical.substring(end);
   }
 
   static String canonical(Map<String, Object> m) {

@@ -208,7 +208,8 @@ final class SchemaMessages {
     return best;
   }
 
-  private static int distance(String a, String b) {
+  /** Levenshtein distance (also used by {@link SchemaKeywords} for its "did you mean"). */
+  static int distance(String a, String b) {
     int[] prev = new int[b.length() + 1];
     int[] cur = new int[b.length() + 1];
     for (int j = 0; j <= b.length(); j++) {
