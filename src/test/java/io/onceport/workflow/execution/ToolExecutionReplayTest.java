@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.onceport.testing.AllowAll;
 import io.onceport.testing.Contracts;
+import io.onceport.testing.Histories;
 import io.onceport.testing.RecordingJournal;
 import io.onceport.testing.Replayer;
 import io.onceport.testing.ScriptedDispatch;
@@ -82,7 +83,7 @@ class ToolExecutionReplayTest {
       String resource = "histories/" + name + ".json";
       WorkflowExecutionHistory history = WorkflowExecutionHistory.fromJson(new String(
           getClass().getClassLoader().getResourceAsStream(resource).readAllBytes()));
-      assertTrue(signalAndUpdateInOneTask(history), resource + " has no workflow task that handled both a signal and an update");
+      assertTrue(Histories.signalAndUpdateInOneTask(history), resource + " has no workflow task that handled both a signal and an update");
       replayer.replay(history, ToolExecutionWorkflowImpl.class);
     }
   }
@@ -90,30 +91,6 @@ class ToolExecutionReplayTest {
   private static final String[] MULTI_PROCESS = {
     "tool-execution-multi-process-signal-and-update-in-one-task", "tool-execution-multi-process-two-signals-and-updates"};
 
-  /**
-   * True when some workflow task had a signal delivered (signalled since the previous task started)
-   * and accepted an update in its completion (update-accepted events are written with it).
-   */
-  static boolean signalAndUpdateInOneTask(WorkflowExecutionHistory history) {
-    int signalsBeforeStart = 0;
-    boolean taskHadSignal = false;
-    for (io.temporal.api.history.v1.HistoryEvent e : history.getEvents()) {
-      switch (e.getEventType()) {
-        case EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED -> signalsBeforeStart++;
-        case EVENT_TYPE_WORKFLOW_TASK_STARTED -> {
-          taskHadSignal = signalsBeforeStart > 0;
-          signalsBeforeStart = 0;
-        }
-        case EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED -> {
-          if (taskHadSignal) {
-            return true;
-          }
-        }
-        default -> { }
-      }
-    }
-    return false;
-  }
 
   @Test
   void aChangedDecisionIsCaughtByReplay() throws Exception {
@@ -221,7 +198,7 @@ class ToolExecutionReplayTest {
             running.reportDeliveries(java.util.List.of(new DeliveryReport("call-b", true, "2026-01-01T00:00:03Z", "")));
             client.newUntypedWorkflowStub(started.workflowId(), Optional.of(started.runId()), Optional.empty()).getResult(ExecutionRecord.class);
             WorkflowExecutionHistory history = client.fetchHistory(started.workflowId(), started.runId());
-            if (signalAndUpdateInOneTask(history)) {
+            if (Histories.signalAndUpdateInOneTask(history)) {
               Files.writeString(dir.resolve(name + ".json"), history.toJson(true));
               break;
             }
