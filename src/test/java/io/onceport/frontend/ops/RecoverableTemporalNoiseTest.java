@@ -67,4 +67,22 @@ class RecoverableTemporalNoiseTest {
         .warn("Server does not support worker heartbeats for namespace default, disabling"));
     assertEquals("", out);
   }
+
+  @Test
+  void aSendsReportedFactIsNotTracedButOtherActivityFailuresAre() {
+    LogFormat.use("text");
+    Logger executor = LoggerFactory.getLogger("io.temporal.internal.activity.ActivityTaskExecutors$ActivityTaskExecutor");
+    String facts = capture(() -> {
+      executor.warn("Activity failure. ActivityId=a1, activityType=Send, attempt=1", io.temporal.failure.ApplicationFailure
+          .newNonRetryableFailure("POST http://127.0.0.1:1/v1/releases: request may have reached the target", "OutcomeUnknown"));
+      executor.warn("Activity failure. ActivityId=a2, activityType=Send, attempt=1", io.temporal.failure.ApplicationFailure
+          .newNonRetryableFailure("connection refused", "NotSent"));
+    });
+    assertEquals("", facts);
+    String other = capture(() -> executor.warn("Activity failure. ActivityId=a3, activityType=Send, attempt=1",
+        io.temporal.failure.ApplicationFailure.newNonRetryableFailure("the vault is corrupt", "VaultBroken")));
+    assertTrue(other.contains("the vault is corrupt"), other);
+    String bug = capture(() -> executor.warn("Activity failure. ActivityId=a4", new NullPointerException("a bug")));
+    assertTrue(bug.contains("a bug"), bug);
+  }
 }
