@@ -493,7 +493,6 @@ public final class Journal implements AutoCloseable {
         }
       }
     }
-    syncDone.signalAll();
     if (!waiting.isEmpty() || written > synced) {
       syncWanted.signal();
     }
@@ -513,6 +512,9 @@ public final class Journal implements AutoCloseable {
         syncLock.lock();
       }
     }
+    // Only now wake the synchronous appenders: one that returns has every earlier entry's future
+    // completed (they were forced by the same or an earlier force).
+    syncDone.signalAll();
   }
 
   /** The background syncer: forces whenever asynchronous appends wait and nobody else is forcing. */
