@@ -8,7 +8,9 @@ COPY pom.xml .
 RUN mvn -B -q dependency:go-offline || true
 COPY workflows workflows
 COPY activities activities
+COPY shared shared
 COPY mcp-frontend mcp-frontend
+COPY app app
 COPY src/main src/main
 # the contract file's JSON Schema, which the build puts into the jar for the contract loader
 COPY docs/contract.schema.json docs/contract.schema.json

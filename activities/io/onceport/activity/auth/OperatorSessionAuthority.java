@@ -1,6 +1,6 @@
 package io.onceport.activity.auth;
 
-import io.onceport.activity.session.SessionWorkflowIds;
+import io.onceport.workflow.session.SessionWorkflowIds;
 import io.onceport.workflow.session.AgentSessionInput;
 import io.onceport.workflow.session.AgentSessionWorkflow;
 import io.onceport.workflow.session.SessionRecord;

@@ -17,12 +17,12 @@ public final class SessionAuthorities {
    * @param taskQueue where the session workflows run (the workers' task queue)
    */
   public static SessionAuthority forPolicy(String policy, WorkflowClient client, String taskQueue) {
-    return forPolicy(policy, client, taskQueue, io.onceport.activity.session.SessionWorkflowIds.legacy());
+    return forPolicy(policy, client, taskQueue, io.onceport.workflow.session.SessionWorkflowIds.legacy());
   }
 
   /** @param ids how session ids map to session workflow ids (keyed in a deployment) */
   public static SessionAuthority forPolicy(String policy, WorkflowClient client, String taskQueue,
-      io.onceport.activity.session.SessionWorkflowIds ids) {
+      io.onceport.workflow.session.SessionWorkflowIds ids) {
     Objects.requireNonNull(policy, "policy == null");
     return switch (policy) {
       case AUTO -> SessionAuthority.auto();

@@ -38,10 +38,10 @@ final class CheckpointStore {
   }
 
   static void write(Path dir, long size, String note) throws IOException {
-    io.onceport.activity.files.PrivateFiles.createDirectories(dir);
+    io.onceport.shared.files.PrivateFiles.createDirectories(dir);
     Path target = dir.resolve(fileName(size));
     Path tmp = dir.resolve(fileName(size) + ".tmp");
-    try (FileChannel ch = io.onceport.activity.files.PrivateFiles.open(tmp, StandardOpenOption.CREATE,
+    try (FileChannel ch = io.onceport.shared.files.PrivateFiles.open(tmp, StandardOpenOption.CREATE,
         StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
       ByteBuffer buf = ByteBuffer.wrap(note.getBytes(StandardCharsets.UTF_8));
       while (buf.hasRemaining()) {

@@ -208,8 +208,8 @@ public final class Journal implements AutoCloseable {
     String name = options.journalName() + "/" + options.writerId();
     FileChannel lockChannel = null;
     try {
-      io.onceport.activity.files.PrivateFiles.createDirectories(options.dir());
-      lockChannel = io.onceport.activity.files.PrivateFiles.open(options.dir().resolve(options.writerId() + ".lock"),
+      io.onceport.shared.files.PrivateFiles.createDirectories(options.dir());
+      lockChannel = io.onceport.shared.files.PrivateFiles.open(options.dir().resolve(options.writerId() + ".lock"),
           StandardOpenOption.CREATE, StandardOpenOption.WRITE);
       FileLock lock;
       try {

@@ -30,9 +30,9 @@ public final class JournalKeys {
   public static NoteSigner loadOrCreate(Path dataDir, String keyName) throws IOException {
     Path key = privateKeyFile(dataDir);
     if (!Files.exists(key)) {
-      io.onceport.activity.files.PrivateFiles.createDirectories(key.getParent());
+      io.onceport.shared.files.PrivateFiles.createDirectories(key.getParent());
       NoteSigner fresh = NoteSigner.generate(keyName);
-      Path tmp = io.onceport.activity.files.PrivateFiles.createTempFile(key.getParent(), "journal-key", ".tmp");
+      Path tmp = io.onceport.shared.files.PrivateFiles.createTempFile(key.getParent(), "journal-key", ".tmp");
       try {
         Files.writeString(tmp, fresh.encode() + "\n", StandardCharsets.UTF_8);
         try (var ch = java.nio.channels.FileChannel.open(tmp, java.nio.file.StandardOpenOption.WRITE)) {
@@ -49,7 +49,7 @@ public final class JournalKeys {
     NoteSigner signer = NoteSigner.parse(Files.readString(key, StandardCharsets.UTF_8));
     Path pub = publicKeyFile(dataDir);
     if (!Files.exists(pub) || !Files.readString(pub).strip().equals(signer.verifierKey())) {
-      io.onceport.activity.files.PrivateFiles.writeString(pub, signer.verifierKey() + "\n");
+      io.onceport.shared.files.PrivateFiles.writeString(pub, signer.verifierKey() + "\n");
     }
     return signer;
   }

@@ -16,7 +16,7 @@ public final class JournalOptions {
     FileChannel open(Path segment) throws IOException;
   }
 
-  static final ChannelOpener DEFAULT_OPENER = p -> io.onceport.activity.files.PrivateFiles.open(p,
+  static final ChannelOpener DEFAULT_OPENER = p -> io.onceport.shared.files.PrivateFiles.open(p,
       StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE); // a new segment is 0600
 
   private final Path dir;

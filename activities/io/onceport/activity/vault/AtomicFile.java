@@ -30,8 +30,8 @@ final class AtomicFile {
 
   static void write(Path target, byte[] data, Renamer renamer) throws IOException {
     Path dir = target.toAbsolutePath().getParent();
-    io.onceport.activity.files.PrivateFiles.createDirectories(dir);
-    Path tmp = io.onceport.activity.files.PrivateFiles.createTempFile(dir, target.getFileName() + ".", ".tmp"); // 0600
+    io.onceport.shared.files.PrivateFiles.createDirectories(dir);
+    Path tmp = io.onceport.shared.files.PrivateFiles.createTempFile(dir, target.getFileName() + ".", ".tmp"); // 0600
     boolean committed = false;
     try {
       try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {

@@ -194,7 +194,7 @@ public final class AgentRegistry {
 
   private void updateLocked(Change change) throws IOException {
     createPrivateDirectories(dataDir);
-    try (FileChannel lockChannel = io.onceport.activity.files.PrivateFiles.open(dataDir.resolve(FILE_NAME + ".lock"),
+    try (FileChannel lockChannel = io.onceport.shared.files.PrivateFiles.open(dataDir.resolve(FILE_NAME + ".lock"),
             StandardOpenOption.CREATE, StandardOpenOption.WRITE);
         FileLock ignored = lockChannel.lock()) {
       Map<String, String> agents = read();
@@ -226,11 +226,11 @@ public final class AgentRegistry {
   }
 
   static void createPrivateFile(Path path) throws IOException {
-    io.onceport.activity.files.PrivateFiles.createFile(path);
+    io.onceport.shared.files.PrivateFiles.createFile(path);
   }
 
   static void createPrivateDirectories(Path dir) throws IOException {
-    io.onceport.activity.files.PrivateFiles.createDirectories(dir);
+    io.onceport.shared.files.PrivateFiles.createDirectories(dir);
   }
 
   static void fsyncDirectory(Path dir) {

@@ -1,6 +1,6 @@
 package io.onceport.frontend.fingerprint;
 
-import io.onceport.activity.files.PrivateFiles;
+import io.onceport.shared.files.PrivateFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

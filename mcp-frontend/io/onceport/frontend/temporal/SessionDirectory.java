@@ -2,7 +2,7 @@ package io.onceport.frontend.temporal;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.onceport.activity.session.SessionWorkflowIds;
+import io.onceport.workflow.session.SessionWorkflowIds;
 import io.onceport.workflow.session.AgentSessionWorkflow;
 import io.onceport.workflow.session.SessionRecord;
 import io.temporal.api.common.v1.WorkflowExecution;

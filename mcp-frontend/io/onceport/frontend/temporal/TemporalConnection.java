@@ -99,7 +99,7 @@ public final class TemporalConnection implements AutoCloseable {
     return new TemporalConnection(target, namespace, stubs, WorkflowClient.newInstance(stubs, clientOptions.build()));
   }
 
-  static String shortReason(Throwable e) {
+  public static String shortReason(Throwable e) {
     Throwable t = e;
     while (t.getCause() != null && t.getCause() != t) {
       t = t.getCause();

@@ -1,6 +1,6 @@
 package io.onceport.frontend.temporal;
 
-import io.onceport.activity.session.SessionWorkflowIds;
+import io.onceport.workflow.session.SessionWorkflowIds;
 import io.onceport.frontend.auth.SessionRegistry;
 import io.onceport.frontend.auth.SessionStart;
 import io.onceport.workflow.session.AgentSessionInput;

@@ -27,7 +27,7 @@ import io.onceport.activity.vault.Credential;
 import io.onceport.activity.vault.archfixture.VaultReachingIntoDispatch;
 import io.onceport.architecture.archfixture.ClientReachingIntoImplementations;
 import io.onceport.frontend.contract.ContractLoader;
-import io.onceport.frontend.temporal.EmbeddedEngine;
+import io.onceport.app.engine.EmbeddedEngine;
 import io.onceport.workflow.archfixture.NondeterministicWorkflowCode;
 import io.onceport.workflow.archfixture.WorkflowReachingIntoFrontEnd;
 import io.onceport.workflow.contract.ToolContract;

@@ -162,7 +162,7 @@ class QuickstartDocsTest {
     int demo = Cluster.freePort();
     Path bin = Files.createDirectories(work.resolve("bin"));
     Files.writeString(bin.resolve("onceport"), "#!/bin/sh\nexec \"" + Path.of(System.getProperty("java.home"), "bin", "java")
-        + "\" -Xmx512m -cp \"$ONCEPORT_TEST_CLASSPATH\" io.onceport.frontend.Main \"$@\"\n");
+        + "\" -Xmx512m -cp \"$ONCEPORT_TEST_CLASSPATH\" io.onceport.app.Main \"$@\"\n");
     Files.setPosixFilePermissions(bin.resolve("onceport"), PosixFilePermissions.fromString("rwxr-xr-x"));
     Files.createDirectories(work.resolve("contracts"));
     try (Stream<Path> files = Files.list(Path.of("contracts"))) {

@@ -3,7 +3,7 @@ package io.onceport.endtoend;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.onceport.frontend.demo.DemoTarget;
+import io.onceport.app.demo.DemoTarget;
 import io.onceport.testing.ChildProcess;
 import io.onceport.testing.Cluster;
 import io.onceport.testing.McpClient;

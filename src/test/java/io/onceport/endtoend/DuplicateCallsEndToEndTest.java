@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.onceport.frontend.demo.DemoTarget;
+import io.onceport.app.demo.DemoTarget;
 import io.onceport.testing.Conditions;
 import io.onceport.testing.GatewayHarness;
 import io.onceport.testing.McpClient;
@@ -215,8 +215,8 @@ class DuplicateCallsEndToEndTest {
         java.nio.file.Path.of("contracts/create_release.yaml")).replace("127.0.0.1:8766", "127.0.0.1:" + port)
         .replace("tool: create_release", "tool: late_release"));
     var tools = new io.onceport.frontend.contract.ContractLoader().load(dir);
-    try (var frontend = io.onceport.frontend.runtime.FrontendRuntime.start(gateway.connection, GatewayHarness.TASK_QUEUE,
-        gateway.data, tools, io.onceport.frontend.runtime.FrontendSettings.loopback(Duration.ofSeconds(30), "auto"), gateway.metrics)) {
+    try (var frontend = io.onceport.app.runtime.FrontendRuntime.start(gateway.connection, GatewayHarness.TASK_QUEUE,
+        gateway.data, tools, io.onceport.app.runtime.FrontendSettings.loopback(Duration.ofSeconds(30), "auto"), gateway.metrics)) {
       McpClient client = new McpClient(frontend.port(), gateway.token).initialize();
       CompletableFuture<JsonNode> call = CompletableFuture.supplyAsync(() -> call(client, 1, "late_release", release0()));
       // The target comes up only after a send was refused (recorded as not sent).
@@ -261,7 +261,7 @@ class DuplicateCallsEndToEndTest {
       }
     }
     java.io.StringWriter out = new java.io.StringWriter();
-    picocli.CommandLine cli = io.onceport.frontend.cli.OnceportCommand.commandLine();
+    picocli.CommandLine cli = io.onceport.app.cli.OnceportCommand.commandLine();
     cli.setOut(new java.io.PrintWriter(out));
     int exit = cli.execute("investigate", id, "--data", elsewhere.toString(), "--temporal", gateway.engine.target());
     String report = out.toString();

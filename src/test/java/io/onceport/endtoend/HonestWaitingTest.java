@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.onceport.frontend.auth.AgentRegistry;
-import io.onceport.frontend.demo.DemoTarget;
+import io.onceport.app.demo.DemoTarget;
 import io.onceport.testing.ChildProcess;
 import io.onceport.testing.Cluster;
 import io.onceport.testing.Node22;

@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.onceport.frontend.contract.ContractLoader;
-import io.onceport.frontend.demo.DemoTarget;
+import io.onceport.app.demo.DemoTarget;
 import io.onceport.frontend.fingerprint.ArgumentValidator;
 import io.onceport.frontend.fingerprint.FingerprintKey;
 import io.onceport.frontend.fingerprint.Fingerprinter;

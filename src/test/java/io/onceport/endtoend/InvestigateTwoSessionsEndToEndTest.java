@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.onceport.frontend.cli.OnceportCommand;
+import io.onceport.app.cli.OnceportCommand;
 import io.onceport.testing.GatewayHarness;
 import io.onceport.testing.McpClient;
 import io.onceport.workflow.execution.AttachedCall;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.onceport.frontend.cli.OnceportCommand;
+import io.onceport.app.cli.OnceportCommand;
 import io.onceport.testing.GatewayHarness;
 import io.onceport.testing.Node22;
 import io.onceport.testing.UpstreamServers;

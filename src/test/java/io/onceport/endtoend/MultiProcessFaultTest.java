@@ -3,12 +3,12 @@ package io.onceport.endtoend;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.onceport.activity.codec.Payloads;
-import io.onceport.frontend.demo.DemoTarget.Handling;
-import io.onceport.frontend.demo.DemoTarget.LedgerEntry;
+import io.onceport.shared.codec.Payloads;
+import io.onceport.app.demo.DemoTarget.Handling;
+import io.onceport.app.demo.DemoTarget.LedgerEntry;
 import io.onceport.frontend.temporal.ExecutionDirectory;
 import io.onceport.frontend.temporal.ExecutionLocation;
-import io.onceport.frontend.temporal.TemporalCliServer;
+import io.onceport.app.engine.TemporalCliServer;
 import io.onceport.frontend.temporal.TemporalConnection;
 import io.onceport.testing.ChildProcess;
 import io.onceport.testing.Cluster;

@@ -15,10 +15,10 @@ import io.onceport.frontend.auth.AgentRegistry;
 import io.onceport.frontend.contract.ContractLoader;
 import io.onceport.frontend.contract.ContractSet;
 import io.onceport.frontend.ops.Metrics;
-import io.onceport.frontend.runtime.FrontendRuntime;
-import io.onceport.frontend.runtime.FrontendSettings;
-import io.onceport.frontend.runtime.WorkerRuntime;
-import io.onceport.frontend.temporal.EmbeddedEngine;
+import io.onceport.app.runtime.FrontendRuntime;
+import io.onceport.app.runtime.FrontendSettings;
+import io.onceport.app.runtime.WorkerRuntime;
+import io.onceport.app.engine.EmbeddedEngine;
 import io.onceport.frontend.temporal.ExecutionDirectory;
 import io.onceport.frontend.temporal.TemporalConnection;
 import io.onceport.testing.McpClient;
@@ -130,7 +130,7 @@ class ReadPathEndToEndTest {
     engine = EmbeddedEngine.start("127.0.0.1", 0);
     metrics = new Metrics();
     connection = TemporalConnection.connect(engine.target(), "default", true,
-        io.onceport.activity.codec.Payloads.dataConverter(true, data), Duration.ofSeconds(10), metrics.metricsScope());
+        io.onceport.shared.codec.Payloads.dataConverter(true, data), Duration.ofSeconds(10), metrics.metricsScope());
     connection.registerSearchAttributes();
     VaultService vault = VaultService.open(data, PassphraseSource.fromEnvironment(Map.of(PassphraseSource.ENV, PASSPHRASE)));
     worker = WorkerRuntime.start(connection, TASK_QUEUE, data, vault, "auto", Duration.ofMinutes(1), "reads");

@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.onceport.activity.codec.Payloads;
-import io.onceport.frontend.cli.OnceportCommand;
+import io.onceport.shared.codec.Payloads;
+import io.onceport.app.cli.OnceportCommand;
 import io.onceport.frontend.temporal.ExecutionDirectory;
-import io.onceport.frontend.temporal.TemporalCliServer;
+import io.onceport.app.engine.TemporalCliServer;
 import io.onceport.frontend.temporal.TemporalConnection;
 import io.onceport.testing.ChildProcess;
 import io.onceport.testing.Cluster;

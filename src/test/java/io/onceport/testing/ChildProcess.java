@@ -57,7 +57,7 @@ public final class ChildProcess implements AutoCloseable {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(JVM_OPTIONS);
-    command.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.onceport.frontend.Main"));
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.onceport.app.Main"));
     return command;
   }
 

@@ -1,8 +1,8 @@
 package io.onceport.testing;
 
 import io.onceport.frontend.auth.AgentRegistry;
-import io.onceport.frontend.cli.OnceportCommand;
-import io.onceport.frontend.demo.DemoTarget;
+import io.onceport.app.cli.OnceportCommand;
+import io.onceport.app.demo.DemoTarget;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;

@@ -1,11 +1,11 @@
 package io.onceport.testing;
 
 import io.onceport.frontend.gateway.CallPreparation;
-import io.onceport.frontend.temporal.EmbeddedEngine;
+import io.onceport.app.engine.EmbeddedEngine;
 import io.onceport.frontend.temporal.ExecutionDirectory;
 import io.onceport.frontend.temporal.TemporalConnection;
 import io.onceport.frontend.temporal.TemporalExecutionGateway;
-import io.onceport.frontend.temporal.WorkerHost;
+import io.onceport.app.engine.WorkerHost;
 import io.temporal.client.WorkflowClient;
 import java.time.Duration;
 import java.util.function.Function;
@@ -25,11 +25,11 @@ public final class EngineHarness implements AutoCloseable {
 
   /** For activities that need the engine's client themselves (the operator session authority). */
   public EngineHarness(CallPreparation preparation, Function<WorkflowClient, Object[]> activities) {
-    this(preparation, io.onceport.frontend.temporal.WorkerTuning.DEFAULT, activities);
+    this(preparation, io.onceport.app.engine.WorkerTuning.DEFAULT, activities);
   }
 
   /** With the worker's workflow cache and thread bounds. */
-  public EngineHarness(CallPreparation preparation, io.onceport.frontend.temporal.WorkerTuning tuning,
+  public EngineHarness(CallPreparation preparation, io.onceport.app.engine.WorkerTuning tuning,
       Function<WorkflowClient, Object[]> activities) {
     engine = EmbeddedEngine.start("127.0.0.1", 0);
     connection = TemporalConnection.connect(engine.target(), "default", true, null, Duration.ofSeconds(10));

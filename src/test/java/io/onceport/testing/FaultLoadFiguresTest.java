@@ -3,8 +3,8 @@ package io.onceport.testing;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.onceport.frontend.demo.DemoTarget.Handling;
-import io.onceport.frontend.demo.DemoTarget.LedgerEntry;
+import io.onceport.app.demo.DemoTarget.Handling;
+import io.onceport.app.demo.DemoTarget.LedgerEntry;
 import io.onceport.testing.FaultLoad.Figures;
 import io.onceport.testing.FaultLoad.Intent;
 import io.onceport.testing.FaultLoad.Kind;

@@ -4,12 +4,12 @@ import io.onceport.activity.auth.SessionAuthority;
 import io.onceport.frontend.auth.AgentRegistry;
 import io.onceport.frontend.contract.ContractLoader;
 import io.onceport.frontend.contract.ContractSet;
-import io.onceport.frontend.demo.DemoTarget;
+import io.onceport.app.demo.DemoTarget;
 import io.onceport.frontend.mcp.McpConfig;
-import io.onceport.frontend.runtime.FrontendRuntime;
-import io.onceport.frontend.runtime.WorkerRuntime;
-import io.onceport.frontend.temporal.EmbeddedEngine;
-import io.onceport.frontend.temporal.TemporalCliServer;
+import io.onceport.app.runtime.FrontendRuntime;
+import io.onceport.app.runtime.WorkerRuntime;
+import io.onceport.app.engine.EmbeddedEngine;
+import io.onceport.app.engine.TemporalCliServer;
 import io.onceport.frontend.temporal.ExecutionDirectory;
 import io.onceport.frontend.temporal.TemporalConnection;
 import io.onceport.workflow.execution.ExecutionRecord;
@@ -108,14 +108,14 @@ public final class GatewayHarness implements AutoCloseable {
     boolean nonSticky = engine != null; // the embedded engine's sticky queues never time out
     metrics = new io.onceport.frontend.ops.Metrics();
     connection = TemporalConnection.connect(temporalTarget(), "default", nonSticky,
-        io.onceport.activity.codec.Payloads.dataConverter(true, data), Duration.ofSeconds(10), metrics.metricsScope());
+        io.onceport.shared.codec.Payloads.dataConverter(true, data), Duration.ofSeconds(10), metrics.metricsScope());
     connection.registerSearchAttributes();
     worker = startWorker ? WorkerRuntime.start(connection, TASK_QUEUE, data, null, "auto", Duration.ofMinutes(1), "harness") : null;
     frontendConnection = frontendInterceptors.isEmpty() ? connection : TemporalConnection.connect(temporalTarget(), "default", nonSticky,
-        io.onceport.activity.codec.Payloads.dataConverter(true, data), Duration.ofSeconds(10), null, frontendInterceptors);
+        io.onceport.shared.codec.Payloads.dataConverter(true, data), Duration.ofSeconds(10), null, frontendInterceptors);
     // As serve: with a worker in this JVM the read path may use its vault and journal.
     frontend = FrontendRuntime.start(frontendConnection, TASK_QUEUE, data, tools,
-        io.onceport.frontend.runtime.FrontendSettings.loopback(callWait, "auto"), metrics,
+        io.onceport.app.runtime.FrontendSettings.loopback(callWait, "auto"), metrics,
         worker != null ? worker.readAccess() : FrontendRuntime.ReadAccess.NONE);
     directory = new ExecutionDirectory(connection);
   }

@@ -3,7 +3,7 @@ package io.onceport.testing;
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.onceport.frontend.temporal.TemporalCliServer;
+import io.onceport.app.engine.TemporalCliServer;
 import java.nio.file.Path;
 import java.util.Optional;
 

@@ -13,10 +13,10 @@ import io.onceport.activity.vault.VaultService;
 import io.onceport.frontend.auth.AgentRegistry;
 import io.onceport.frontend.contract.ContractLoader;
 import io.onceport.frontend.ops.Metrics;
-import io.onceport.frontend.runtime.FrontendRuntime;
-import io.onceport.frontend.runtime.FrontendSettings;
-import io.onceport.frontend.runtime.WorkerRuntime;
-import io.onceport.frontend.temporal.EmbeddedEngine;
+import io.onceport.app.runtime.FrontendRuntime;
+import io.onceport.app.runtime.FrontendSettings;
+import io.onceport.app.runtime.WorkerRuntime;
+import io.onceport.app.engine.EmbeddedEngine;
 import io.onceport.frontend.temporal.ExecutionDirectory;
 import io.onceport.frontend.temporal.TemporalConnection;
 import io.onceport.testing.McpClient;
@@ -95,7 +95,7 @@ class EchoedSecretEndToEndTest {
       Metrics metrics = new Metrics();
       try (EmbeddedEngine engine = EmbeddedEngine.start("127.0.0.1", 0);
           TemporalConnection connection = TemporalConnection.connect(engine.target(), "default", true,
-              io.onceport.activity.codec.Payloads.dataConverter(false, data), Duration.ofSeconds(10), metrics.metricsScope())) {
+              io.onceport.shared.codec.Payloads.dataConverter(false, data), Duration.ofSeconds(10), metrics.metricsScope())) {
         connection.registerSearchAttributes();
         VaultService service = VaultService.open(data, PassphraseSource.fromEnvironment(Map.of(PassphraseSource.ENV, PASSPHRASE)));
         try (WorkerRuntime worker = WorkerRuntime.start(connection, "echo", data, service, "auto", Duration.ofMinutes(1), "echo");

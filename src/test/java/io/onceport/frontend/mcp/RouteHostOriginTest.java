@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.onceport.activity.codec.AesGcmPayloadCodec;
-import io.onceport.activity.codec.KeyRing;
-import io.onceport.frontend.codec.CodecServer;
+import io.onceport.shared.codec.AesGcmPayloadCodec;
+import io.onceport.shared.codec.KeyRing;
+import io.onceport.app.codec.CodecServer;
 import io.onceport.frontend.ops.HealthChecks;
 import io.onceport.frontend.ops.Metrics;
 import io.onceport.frontend.ops.OpsRoutes;

@@ -81,7 +81,7 @@ class MetricsTest {
   @Test
   void aTemporalConnectionWithTheMetricsScopeReportsWorkerMetrics() throws Exception {
     try (Metrics metrics = new Metrics();
-        io.onceport.frontend.temporal.EmbeddedEngine engine = io.onceport.frontend.temporal.EmbeddedEngine.start("127.0.0.1", 0);
+        io.onceport.app.engine.EmbeddedEngine engine = io.onceport.app.engine.EmbeddedEngine.start("127.0.0.1", 0);
         io.onceport.frontend.temporal.TemporalConnection connection = io.onceport.frontend.temporal.TemporalConnection.connect(
             engine.target(), "default", true, null, Duration.ofSeconds(10), metrics.metricsScope())) {
       connection.client().getWorkflowServiceStubs().blockingStub().getSystemInfo(

@@ -2,6 +2,7 @@ package io.onceport.frontend.temporal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.onceport.app.engine.TemporalCliServer;
 import io.onceport.testing.TemporalCli;
 import io.onceport.workflow.execution.ToolExecutionWorkflow;
 import io.temporal.client.WorkflowOptions;

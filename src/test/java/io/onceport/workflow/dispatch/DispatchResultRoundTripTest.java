@@ -24,7 +24,7 @@ class DispatchResultRoundTripTest {
         "{\"echo\":\"[redacted:deploy-key]\"}", false, 12).withRedacted(List.of("deploy-key"));
 
     assertEquals(result, roundTrip(DataConverter.getDefaultInstance(), result, DispatchResult.class));
-    assertEquals(result, roundTrip(io.onceport.activity.codec.Payloads.dataConverter(true, data), result, DispatchResult.class));
+    assertEquals(result, roundTrip(io.onceport.shared.codec.Payloads.dataConverter(true, data), result, DispatchResult.class));
     assertEquals(List.of("deploy-key"), result.redacted());
   }
 

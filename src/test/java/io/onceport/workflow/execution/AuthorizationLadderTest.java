@@ -19,7 +19,7 @@ import io.onceport.activity.vault.PassphraseSource;
 import io.onceport.activity.vault.Vault;
 import io.onceport.activity.vault.VaultLock;
 import io.onceport.activity.vault.VaultService;
-import io.onceport.frontend.Main;
+import io.onceport.app.Main;
 import io.onceport.frontend.auth.SessionIds;
 import io.onceport.frontend.auth.SessionStart;
 import io.onceport.frontend.gateway.CallResult;

@@ -1,0 +1,25 @@
+package io.onceport.app;
+
+import io.onceport.app.cli.OnceportCommand;
+import picocli.CommandLine;
+
+/** Entry point of the {@code onceport} command. */
+public final class Main {
+  private Main() {}
+
+  public static void main(String[] args) {
+    System.exit(run(args));
+  }
+
+  /** Runs the CLI and returns its exit code (tests call this instead of {@link #main}). */
+  public static int run(String... args) {
+    CommandLine cl;
+    try {
+      cl = OnceportCommand.commandLine(args);
+    } catch (io.onceport.app.cli.CliException e) {
+      System.err.println("onceport: " + e.getMessage());
+      return 2;
+    }
+    return cl.execute(OnceportCommand.withoutConfig(args));
+  }
+}

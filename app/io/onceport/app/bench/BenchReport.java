@@ -1,0 +1,116 @@
+package io.onceport.app.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.Locale;
+
+/** The bench's JSON result as a table and a few lines, for people. */
+public final class BenchReport {
+  private BenchReport() {}
+
+  public static String text(JsonNode r) {
+    StringBuilder b = new StringBuilder();
+    JsonNode budget = r.path("budget");
+    b.append(String.format(Locale.ROOT, "onceport bench: %d round(s); C=1: %d calls of each subject after %d warm-up;"
+            + " throughput: %d callers for %d ms per subject and round; engine %s; tool %s%n",
+        budget.path("rounds").asInt(), budget.path("calls").asInt(), budget.path("warmup").asInt(),
+        budget.path("concurrency").asInt(), budget.path("window_ms").asLong(), r.path("engine").asText(), r.path("tool").asText()));
+    for (JsonNode round : r.path("rounds")) {
+      b.append(String.format(Locale.ROOT, "round %d: load %s → %s%n", round.path("round").asInt(),
+          round.path("load_before").asText(), round.path("load_after").asText()));
+    }
+    int c = budget.path("concurrency").asInt();
+    b.append(String.format(Locale.ROOT, "%n%-54s %9s %9s %10s %10s   %s%n", "subject", "C=1 p50", "C=1 p90", "C=" + c + " /s",
+        "CPU/call", "ratio to baseline: p50 / throughput / CPU"));
+    for (JsonNode s : r.path("subjects")) {
+      if (s.has("skipped")) {
+        b.append(String.format(Locale.ROOT, "%-54s skipped: %s%n", s.path("label").asText(), s.path("skipped").asText()));
+        continue;
+      }
+      String ratio = s.has("baseline")
+          ? s.has("p50_ratio") ? String.format(Locale.ROOT, "%s / %s / %s vs %s", x(s, "p50_ratio"), x(s, "throughput_ratio"),
+              x(s, "cpu_ratio"), s.path("baseline").asText()) : "no " + s.path("baseline").asText() + " baseline"
+          : "(baseline)";
+      b.append(String.format(Locale.ROOT, "%-54s %9s %9s %10s %10s   %s%s%n", s.path("label").asText(), ms(s, "p50_ms"),
+          ms(s, "p90_ms"), rate(s, "throughput_per_s"), ms(s, "cpu_ms_per_call"), ratio,
+          s.path("errors").asLong() > 0 ? "   ERRORS " + s.path("errors").asLong() + ": " + s.path("first_error").asText() : ""));
+    }
+    b.append(String.format(Locale.ROOT, "CPU per call counts %s.%n", r.path("cpu_counts").asText()));
+    for (String section : new String[] {"history", "storm", "memory"}) {
+      if (r.path(section).has("error")) {
+        b.append(String.format(Locale.ROOT, "%n%s: failed: %s%n", section, r.path(section).path("error").asText()));
+      }
+    }
+    JsonNode h = r.path("history");
+    if (!h.isMissingNode() && !h.has("error")) {
+      b.append(String.format(Locale.ROOT, "%nhistory of one side-effecting call: %s%n", history(h.path("side_effecting"))));
+      b.append(String.format(Locale.ROOT, "history of one read_only call:      %s%n", history(h.path("read_only"))));
+    }
+    JsonNode st = r.path("storm");
+    if (!st.isMissingNode() && !st.has("error")) {
+      b.append(String.format(Locale.ROOT, "%nstorm: %d identical concurrent calls → %d dispatch(es), %d answered (%d completed), "
+              + "%d distinct execution id(s), %d ms (driver floor %s ms, %s ms beyond it)%n",
+          st.path("calls").asInt(), st.path("dispatches").asInt(), st.path("answered").asInt(), st.path("completed").asInt(),
+          st.path("execution_ids").asInt(), st.path("elapsed_ms").asLong(), st.path("driver_floor_ms").asText("?"),
+          st.path("beyond_floor_ms").asText("?")));
+      if (st.has("unanswered")) {
+        st.path("unanswered").fields().forEachRemaining(e ->
+            b.append(String.format(Locale.ROOT, "  unanswered: %d × %s%n", e.getValue().asInt(), e.getKey())));
+      }
+    }
+    JsonNode m = r.path("memory");
+    if (!m.isMissingNode() && !m.has("error")) {
+      b.append(String.format(Locale.ROOT, "%nmemory: %d sequential distinct calls (%d completed, %d errors) in %.1f s%n",
+          m.path("calls").asInt(), m.path("completed_calls").asInt(), m.path("errors").asInt(), m.path("seconds").asDouble()));
+      for (JsonNode p : m.path("points")) {
+        b.append(String.format(Locale.ROOT, "  after %6d calls: gateway JVM heap after full GC %7.1f MB, RSS %7.1f MB%s%n",
+            p.path("after_calls").asInt(), mb(p.path("heap_bytes").asLong()), mb(p.path("rss_bytes").asLong()),
+            p.has("engine_rss_bytes") ? String.format(Locale.ROOT, "; engine+target JVM RSS %7.1f MB", mb(p.path("engine_rss_bytes").asLong())) : ""));
+      }
+      if (m.has("heap_growth")) {
+        b.append(String.format(Locale.ROOT, "  growth: heap %s, RSS %s%s%n", pct(m, "heap_growth"), pct(m, "rss_growth"),
+            m.has("engine_rss_growth") ? ", engine+target RSS " + pct(m, "engine_rss_growth") : ""));
+      }
+      if (m.has("stopped_early")) {
+        b.append("  ").append(m.path("stopped_early").asText()).append('\n');
+      }
+    }
+    b.append(String.format(Locale.ROOT, "%nbench took %.1f s%n", r.path("seconds").asDouble()));
+    return b.toString();
+  }
+
+  private static String history(JsonNode h) {
+    if (h.has("error")) {
+      return h.path("error").asText();
+    }
+    if (!h.path("workflow").asBoolean()) {
+      return h.path("note").asText("no workflow");
+    }
+    return String.format(Locale.ROOT, "%d events, %.1f KB, %d workflow tasks%s", h.path("events").asInt(),
+        h.path("bytes").asLong() / 1024.0, h.path("workflow_tasks").asInt(), h.path("closed").asBoolean() ? "" : " (still open)");
+  }
+
+  private static String ms(JsonNode s, String f) {
+    return s.path(f).isNumber() ? fmt(s.path(f).asDouble()) + " ms" : "—";
+  }
+
+  private static String rate(JsonNode s, String f) {
+    return s.path(f).isNumber() ? String.format(Locale.ROOT, "%,.0f", s.path(f).asDouble()) : "—";
+  }
+
+  private static String x(JsonNode s, String f) {
+    return s.path(f).isNumber() ? String.format(Locale.ROOT, "%.2fx", s.path(f).asDouble()) : "—";
+  }
+
+  private static String pct(JsonNode s, String f) {
+    return s.path(f).isNumber() ? String.format(Locale.ROOT, "%+.1f %%", s.path(f).asDouble() * 100) : "—";
+  }
+
+  private static String fmt(double v) {
+    return v >= 100 ? String.format(Locale.ROOT, "%.0f", v) : v >= 10 ? String.format(Locale.ROOT, "%.1f", v)
+        : String.format(Locale.ROOT, "%.2f", v);
+  }
+
+  private static double mb(long bytes) {
+    return bytes / (1024.0 * 1024.0);
+  }
+}

@@ -1,0 +1,255 @@
+package io.onceport.app.bench;
+
+import io.onceport.shared.codec.Payloads;
+import io.onceport.frontend.auth.AgentRegistry;
+import io.onceport.frontend.contract.ContractLoader;
+import io.onceport.frontend.contract.ContractSet;
+import io.onceport.app.demo.DemoTarget;
+import io.onceport.frontend.ops.Metrics;
+import io.onceport.app.runtime.FrontendRuntime;
+import io.onceport.app.runtime.FrontendSettings;
+import io.onceport.app.runtime.WorkerRuntime;
+import io.onceport.app.engine.EmbeddedEngine;
+import io.onceport.frontend.temporal.TemporalConnection;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * Everything one bench run needs, started on free loopback ports and stopped (in reverse order)
+ * by {@link #close}, which also deletes the run's temporary directory: the demo target and the
+ * embedded engine (together in a child JVM by default), a complete gateway in this JVM as {@code serve} runs it
+ * (worker and front end on one connection, payload encryption on, session authorization auto), the
+ * bare-Temporal worker and, when Node 22 is there, the TypeScript pass-through.
+ */
+final class BenchRig implements AutoCloseable {
+  static final String READ_TOOL = "bench_read_release";
+
+  final Path dir;
+  /** The demo target's base URL ({@code http://127.0.0.1:PORT}). */
+  final String target;
+  final ChildProcess engineProcess;
+  final TemporalConnection connection;
+  final FrontendRuntime frontend;
+  final BareTemporal bare;
+  final NodeRuntime.PassThrough passThrough;
+  final String passThroughSkipped;
+  final String token;
+  final String releaseId;
+  final HttpClient http;
+  private final List<AutoCloseable> running;
+
+  private BenchRig(Path dir, String target, ChildProcess engineProcess, TemporalConnection connection,
+      FrontendRuntime frontend, BareTemporal bare, NodeRuntime.PassThrough passThrough, String passThroughSkipped,
+      String token, String releaseId, HttpClient http, List<AutoCloseable> running) {
+    this.dir = dir;
+    this.target = target;
+    this.engineProcess = engineProcess;
+    this.connection = connection;
+    this.frontend = frontend;
+    this.bare = bare;
+    this.passThrough = passThrough;
+    this.passThroughSkipped = passThroughSkipped;
+    this.token = token;
+    this.releaseId = releaseId;
+    this.http = http;
+    this.running = running;
+  }
+
+  static BenchRig start(BenchSettings settings, PrintWriter log) throws Exception {
+    Path dir = Files.createTempDirectory("onceport-bench");
+    List<AutoCloseable> running = new ArrayList<>();
+    running.add(() -> deleteTree(dir));
+    try {
+      Path data = dir.resolve("data");
+      ChildProcess engineProcess = null;
+      String engineTarget;
+      String target;
+      if (settings.engineInProcess()) {
+        DemoTarget demo = DemoTarget.start("127.0.0.1", 0);
+        running.add(demo);
+        target = demo.url();
+        EmbeddedEngine engine = EmbeddedEngine.start("127.0.0.1", 0);
+        running.add(engine);
+        engineTarget = engine.target();
+      } else {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        engineProcess = ChildProcess.start("engine",
+            List.of(java, "-cp", absoluteClassPath(), EngineChild.class.getName()), dir, null);
+        running.add(engineProcess);
+        target = "http://127.0.0.1:" + engineProcess.awaitLine(EngineChild.TARGET_READY, Duration.ofSeconds(90));
+        engineTarget = "127.0.0.1:" + engineProcess.awaitLine(EngineChild.READY, Duration.ofSeconds(90));
+      }
+      ContractSet tools = new ContractLoader().load(contracts(settings, dir, target));
+      if (tools.find(settings.tool()).isEmpty()) {
+        throw new IllegalArgumentException("no contract for --tool " + settings.tool() + " in " + settings.contracts());
+      }
+      HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10)).build();
+      String releaseId = createRelease(http, target);
+
+      Metrics metrics = new Metrics();
+      running.add(metrics);
+      TemporalConnection connection = TemporalConnection.connect(engineTarget, "default", true,
+          Payloads.dataConverter(true, data), Duration.ofSeconds(30), metrics.metricsScope());
+      running.add(connection);
+      connection.registerSearchAttributes();
+      WorkerRuntime worker = WorkerRuntime.start(connection, "bench", data, null, "auto", Duration.ofMinutes(1), "bench");
+      running.add(worker);
+      FrontendRuntime frontend = FrontendRuntime.start(connection, "bench", data, tools,
+          FrontendSettings.loopback(Duration.ofSeconds(30), "auto"), metrics, worker.readAccess());
+      running.add(frontend);
+      BareTemporal bare = BareTemporal.start(connection.stubs(), "default", target + "/v1/releases");
+      running.add(bare);
+      String token = new AgentRegistry(data).add("agent:bench");
+
+      NodeRuntime.PassThrough passThrough = null;
+      String skipped = null;
+      if (settings.runs("passthrough")) {
+        try {
+          passThrough = NodeRuntime.locate(settings.node(), settings.nodeProject(), log).startPassThrough(target);
+          running.add(passThrough);
+        } catch (IOException | RuntimeException e) {
+          skipped = e.getMessage();
+          log.println("bench: the pass-through subject is skipped: " + skipped);
+          log.flush();
+        }
+      } else {
+        skipped = "not selected";
+      }
+      return new BenchRig(dir, target, engineProcess, connection, frontend, bare, passThrough, skipped, token, releaseId,
+          http, running);
+    } catch (Exception | Error e) {
+      closeAll(running);
+      throw e;
+    }
+  }
+
+  /** This JVM's class path with every entry absolute: the child runs in the run's directory. */
+  private static String absoluteClassPath() {
+    List<String> entries = new ArrayList<>();
+    for (String e : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
+      if (!e.isEmpty()) {
+        entries.add(Path.of(e).toAbsolutePath().toString());
+      }
+    }
+    return String.join(java.io.File.pathSeparator, entries);
+  }
+
+  /** Requests the target acted on whose body contains {@code text} (its {@code /ledger}). */
+  int actionsContaining(String text) throws IOException, InterruptedException {
+    HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(target + "/ledger")).timeout(Duration.ofSeconds(60)).build(),
+        HttpResponse.BodyHandlers.ofString());
+    int n = 0;
+    for (com.fasterxml.jackson.databind.JsonNode e : McpDriver.JSON.readTree(r.body())) {
+      if (e.path("body").toString().contains(text)) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  URI mcp() {
+    return URI.create("http://127.0.0.1:" + frontend.port() + "/mcp");
+  }
+
+  URI passThroughMcp() {
+    return URI.create("http://127.0.0.1:" + passThrough.port() + "/mcp");
+  }
+
+  /** CPU time of this JVM and every child so far, in nanoseconds. */
+  long cpuNanos() {
+    long own = ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
+    if (engineProcess != null) {
+      own += engineProcess.cpuNanos();
+    }
+    if (passThrough != null) {
+      own += passThrough.process().cpuNanos();
+    }
+    return own;
+  }
+
+  /** The demo contracts (endpoints moved to this run's target) plus the bench's constant-size read. */
+  private static Path contracts(BenchSettings settings, Path dir, String target) throws IOException {
+    String port = target.substring(target.lastIndexOf(':') + 1);
+    Path out = Files.createDirectories(dir.resolve("contracts"));
+    if (!Files.isDirectory(settings.contracts())) {
+      throw new IllegalArgumentException("contracts directory " + settings.contracts().toAbsolutePath()
+          + " not found (run from the repository root or pass --contracts)");
+    }
+    try (Stream<Path> files = Files.list(settings.contracts())) {
+      for (Path f : files.filter(p -> p.toString().endsWith(".yaml")).toList()) {
+        Files.writeString(out.resolve(f.getFileName()),
+            Files.readString(f).replace("127.0.0.1:8766", "127.0.0.1:" + port));
+      }
+    }
+    // list_releases grows with every release the bench creates; this read stays one small object.
+    Files.writeString(out.resolve(READ_TOOL + ".yaml"), """
+        tool: %s
+        description: Read one release (onceport bench's read_only subject).
+        input_schema:
+          type: object
+          required: [id]
+          properties:
+            id: {type: string}
+          additionalProperties: false
+        channel: http
+        http:
+          method: GET
+          url: http://127.0.0.1:%s/v1/releases/{{id}}
+          timeout: PT10S
+        replay:
+          class: read_only
+          attach_window: PT1M
+        """.formatted(READ_TOOL, port));
+    return out;
+  }
+
+  private static String createRelease(HttpClient http, String target) throws IOException, InterruptedException {
+    HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(target + "/v1/releases"))
+        .header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString("{\"service\":\"bench-read\",\"version\":\"1\"}")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    if (r.statusCode() != 201) {
+      throw new IllegalStateException("the demo target did not create the read subject's release: " + r.body());
+    }
+    return McpDriver.JSON.readTree(r.body()).path("id").asText();
+  }
+
+  @Override
+  public void close() {
+    closeAll(running);
+  }
+
+  private static void closeAll(List<AutoCloseable> running) {
+    for (int i = running.size() - 1; i >= 0; i--) {
+      try {
+        running.get(i).close();
+      } catch (Exception ignored) {
+        // best effort: stop the rest
+      }
+    }
+    running.clear();
+  }
+
+  private static void deleteTree(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> s = Files.walk(dir)) {
+      for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
+  }
+}

@@ -1,0 +1,104 @@
+package io.onceport.app.bench;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * What one {@code onceport bench} run measures and for how long.
+ *
+ * @param calls C=1 calls of each subject, spread over the rounds
+ * @param warmup unmeasured calls of each subject before the first round
+ * @param window how long each C={@code concurrency} throughput batch runs, per subject and round
+ * @param memoryCalls sequential distinct calls of the memory subject; memory is read after a tenth
+ *     of them and after all of them
+ * @param node the Node binary or its directory, or null to look on PATH and in bin/install-node22's
+ * @param engineInProcess run the embedded engine in this JVM instead of a child JVM
+ * @param subjects which of {@link #ALL} to run
+ */
+public record BenchSettings(
+    int rounds, int calls, int warmup, int concurrency, Duration window, int stormCalls, Duration stormTimeout,
+    int memoryCalls, String tool, Path contracts, Path nodeProject, Path node, boolean engineInProcess,
+    Set<String> subjects, Duration callTimeout) {
+  public static final List<String> ALL = List.of("direct", "passthrough", "bare", "sse", "json", "read", "storm", "memory", "history");
+
+  public BenchSettings {
+    Objects.requireNonNull(window, "window == null");
+    Objects.requireNonNull(stormTimeout, "stormTimeout == null");
+    Objects.requireNonNull(tool, "tool == null");
+    Objects.requireNonNull(contracts, "contracts == null");
+    Objects.requireNonNull(nodeProject, "nodeProject == null");
+    Objects.requireNonNull(callTimeout, "callTimeout == null");
+    subjects = Set.copyOf(subjects);
+    if (rounds < 1) {
+      throw new IllegalArgumentException("Invalid rounds: " + rounds + " (at least 1)");
+    }
+    if (calls < rounds) {
+      throw new IllegalArgumentException("Invalid calls: " + calls + " (at least one per round, " + rounds + ")");
+    }
+    if (warmup < 0 || concurrency < 1 || stormCalls < 1 || memoryCalls < 10) {
+      throw new IllegalArgumentException("Invalid budget: warmup " + warmup + ", concurrency " + concurrency
+          + ", storm " + stormCalls + ", memory " + memoryCalls + " (warmup >= 0, concurrency >= 1, storm >= 1, memory >= 10)");
+    }
+    if (window.isNegative() || window.isZero() || stormTimeout.isNegative() || stormTimeout.isZero()) {
+      throw new IllegalArgumentException("Invalid durations: window " + window + ", storm timeout " + stormTimeout);
+    }
+    for (String s : subjects) {
+      if (!ALL.contains(s)) {
+        throw new IllegalArgumentException("Unknown subject: " + s + " (expected some of " + String.join(", ", ALL) + ")");
+      }
+    }
+  }
+
+  boolean runs(String subject) {
+    return subjects.contains(subject);
+  }
+
+  /** The figures of issue 12: 3 rounds, 200 C=1 calls, 5 s batches at C=16, a 1,000-call storm, 10,000 calls for memory. */
+  public static Builder standard() {
+    return new Builder(3, 200, 30, 16, Duration.ofSeconds(5), 1000, Duration.ofSeconds(60), 10_000);
+  }
+
+  /** A run of seconds that exercises every subject once: for tests and a first look. */
+  public static Builder tiny() {
+    return new Builder(1, 3, 1, 4, Duration.ofMillis(400), 20, Duration.ofSeconds(30), 20);
+  }
+
+  /** Budget presets plus per-figure overrides. */
+  public static final class Builder {
+    public int rounds;
+    public int calls;
+    public int warmup;
+    public int concurrency;
+    public Duration window;
+    public int stormCalls;
+    public Duration stormTimeout;
+    public int memoryCalls;
+    public String tool = "create_release";
+    public Path contracts = Path.of("contracts");
+    public Path nodeProject = Path.of("src/test/node");
+    public Path node;
+    public boolean engineInProcess;
+    public Set<String> subjects = Set.copyOf(ALL);
+    public Duration callTimeout = Duration.ofSeconds(60);
+
+    private Builder(int rounds, int calls, int warmup, int concurrency, Duration window, int stormCalls,
+        Duration stormTimeout, int memoryCalls) {
+      this.rounds = rounds;
+      this.calls = calls;
+      this.warmup = warmup;
+      this.concurrency = concurrency;
+      this.window = window;
+      this.stormCalls = stormCalls;
+      this.stormTimeout = stormTimeout;
+      this.memoryCalls = memoryCalls;
+    }
+
+    public BenchSettings build() {
+      return new BenchSettings(rounds, calls, warmup, concurrency, window, stormCalls, stormTimeout, memoryCalls, tool,
+          contracts, nodeProject, node, engineInProcess, subjects, callTimeout);
+    }
+  }
+}

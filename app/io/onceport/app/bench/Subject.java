@@ -1,0 +1,95 @@
+package io.onceport.app.bench;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * One thing the bench measures, and what it measured: C=1 latencies, throughput per round at
+ * C=concurrency, the CPU those batches cost, and failures (a failed call is counted, never timed).
+ */
+final class Subject {
+  /** One call; {@code n} is unique per subject so every call is a distinct request. */
+  @FunctionalInterface
+  interface Call {
+    void run(int n) throws Exception;
+  }
+
+  final String key;
+  final String label;
+  /** The subject this one is compared with, or null for a baseline. */
+  final String baseline;
+  final Call call;
+  String skipped;
+
+  final List<Long> latencies = new ArrayList<>();
+  final List<Double> throughputs = new ArrayList<>();
+  long batchCalls;
+  long batchCpuNanos;
+  long errors;
+  String firstError;
+  private int next;
+
+  Subject(String key, String label, String baseline, Call call) {
+    this.key = key;
+    this.label = label;
+    this.baseline = baseline;
+    this.call = call;
+  }
+
+  synchronized int nextIndex() {
+    return next++;
+  }
+
+  /** Runs one call; returns its duration in nanoseconds, or -1 when it failed (counted). */
+  long timed() {
+    int n = nextIndex();
+    long t0 = System.nanoTime();
+    try {
+      call.run(n);
+      return System.nanoTime() - t0;
+    } catch (Exception e) {
+      failed(e);
+      return -1;
+    }
+  }
+
+  synchronized void failed(Exception e) {
+    if (e instanceof InterruptedException) {
+      Thread.currentThread().interrupt();
+    }
+    errors++;
+    if (firstError == null) {
+      firstError = e.getClass().getSimpleName() + ": " + McpDriver.abbreviate(e.getMessage());
+    }
+  }
+
+  boolean measured() {
+    return skipped == null;
+  }
+
+  /** Percentile of the C=1 latencies in milliseconds, NaN without samples. */
+  double percentileMillis(double p) {
+    if (latencies.isEmpty()) {
+      return Double.NaN;
+    }
+    List<Long> sorted = new ArrayList<>(latencies);
+    Collections.sort(sorted);
+    return sorted.get(Math.min(sorted.size() - 1, (int) Math.floor(p * sorted.size()))) / 1e6;
+  }
+
+  /** Median throughput over the rounds (calls/s), NaN without batches. */
+  double throughput() {
+    if (throughputs.isEmpty()) {
+      return Double.NaN;
+    }
+    List<Double> sorted = new ArrayList<>(throughputs);
+    Collections.sort(sorted);
+    return sorted.get(sorted.size() / 2);
+  }
+
+  /** Process CPU (this JVM plus the bench's children) per call of the throughput batches, in ms. */
+  double cpuPerCallMillis() {
+    return batchCalls == 0 ? Double.NaN : batchCpuNanos / 1e6 / batchCalls;
+  }
+}

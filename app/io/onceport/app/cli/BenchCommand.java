@@ -1,0 +1,187 @@
+package io.onceport.app.cli;
+
+import io.onceport.app.bench.Bench;
+import io.onceport.app.bench.BenchReport;
+import io.onceport.app.bench.BenchSettings;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code onceport bench}: what a tools/call pays for execution identity, every figure next to its
+ * baseline measured in the same run. Starts the demo target, the embedded engine (a child JVM), a
+ * complete gateway, a bare-Temporal worker and (with Node 22) a TypeScript SDK pass-through on free
+ * loopback ports, measures in interleaved rounds, stops everything and deletes its files. A
+ * benchmark, not a test: {@code --budget tiny} makes a run of seconds.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+    description = {"Measure what a tools/call costs through the gateway against its baselines, in one run:",
+        "direct POST to the target; a non-durable MCP pass-through (TypeScript SDK server, needs Node 22);",
+        "bare Temporal (start a workflow running one activity that makes the same POST, wait for it);",
+        "Onceport side-effecting calls with an SSE and with a JSON answer; Onceport read_only;",
+        "a storm of identical concurrent calls; memory over many sequential calls; one call's history.",
+        "Figures: C=1 p50 and p90, throughput at C=16, CPU per call (process CPU time / calls), each with its",
+        "ratio to the baseline (side-effecting vs bare Temporal, read_only vs pass-through); host load per round."})
+public final class BenchCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Option(names = "--budget", defaultValue = "standard",
+      description = "standard (3 rounds, 200 C=1 calls, 5 s batches at C=16, storm 1000, memory 10000) or tiny (seconds; for tests). Default: ${DEFAULT-VALUE}.")
+  String budget;
+
+  @Option(names = "--calls", description = "C=1 calls of each subject, spread over the rounds (standard 200, tiny 3).")
+  Integer calls;
+
+  @Option(names = "--warmup", description = "Unmeasured calls of each subject first (standard 30, tiny 1).")
+  Integer warmup;
+
+  @Option(names = "--rounds", description = "Rounds (standard 3, tiny 1).")
+  Integer rounds;
+
+  @Option(names = "--concurrency", description = "Callers in a throughput batch (standard 16, tiny 4).")
+  Integer concurrency;
+
+  @Option(names = "--window", description = "Length of one throughput batch, ISO-8601 (standard PT5S, tiny PT0.4S).")
+  String window;
+
+  @Option(names = "--storm", description = "Identical concurrent calls in the storm (standard 1000, tiny 20).")
+  Integer storm;
+
+  @Option(names = "--storm-timeout", description = "How long the storm's calls may take, ISO-8601 (standard PT60S, tiny PT30S).")
+  String stormTimeout;
+
+  @Option(names = "--memory-calls", description = "Sequential distinct calls of the memory probe (standard 10000, tiny 20).")
+  Integer memoryCalls;
+
+  @Option(names = "--subjects", split = ",",
+      description = "Only these: direct, passthrough, bare, sse, json, read, storm, memory, history (default: all).")
+  List<String> subjects;
+
+  @Option(names = "--tool", defaultValue = "create_release",
+      description = "Side-effecting demo tool to call; it takes service and version (default: ${DEFAULT-VALUE}).")
+  String tool;
+
+  @Mixin SoakOptions soak;
+
+  @Option(names = "--contracts", defaultValue = "contracts", description = "The demo contracts (default: ${DEFAULT-VALUE}).")
+  Path contracts;
+
+  @Option(names = "--node", description = "Node 22 binary or its directory (default: the first node >= 22 on PATH, else bin/install-node22's).")
+  Path node;
+
+  @Option(names = "--node-project", defaultValue = "src/test/node",
+      description = "npm project with the pinned TypeScript SDK and bench-passthrough.mjs (default: ${DEFAULT-VALUE}).")
+  Path nodeProject;
+
+  @Option(names = "--engine-in-process", description = "Run the embedded engine in the bench JVM (default: a child JVM, measured apart).")
+  boolean engineInProcess;
+
+  @Option(names = "--json", description = "Print the figures as one JSON document instead of the table (progress goes to stderr).")
+  boolean json;
+
+  @Option(names = "--report", paramLabel = "FILE",
+      description = "Measure nothing: print the table of a result saved earlier with --json (e.g. to compare runs).")
+  Path report;
+
+  @Override
+  public Integer call() throws Exception {
+    if (soak.requested()) {
+      return soak.run(spec, json);
+    }
+    if (report != null) {
+      com.fasterxml.jackson.databind.JsonNode saved;
+      try {
+        saved = new com.fasterxml.jackson.databind.ObjectMapper().readTree(report.toFile());
+      } catch (java.io.IOException e) {
+        throw new CliException("--report " + report + ": not a bench result (" + e.getMessage() + ")");
+      }
+      if (saved == null || !saved.has("subjects")) {
+        throw new CliException("--report " + report + ": not a bench result (no subjects)");
+      }
+      spec.commandLine().getOut().print(BenchReport.text(saved));
+      spec.commandLine().getOut().flush();
+      return 0;
+    }
+    BenchSettings.Builder b = switch (budget) {
+      case "standard" -> BenchSettings.standard();
+      case "tiny" -> BenchSettings.tiny();
+      default -> throw new CliException("--budget must be standard or tiny, not " + budget);
+    };
+    if (calls != null) {
+      b.calls = calls;
+    }
+    if (warmup != null) {
+      b.warmup = warmup;
+    }
+    if (rounds != null) {
+      b.rounds = rounds;
+    }
+    if (concurrency != null) {
+      b.concurrency = concurrency;
+    }
+    if (window != null) {
+      b.window = duration("--window", window);
+    }
+    if (storm != null) {
+      b.stormCalls = storm;
+    }
+    if (stormTimeout != null) {
+      b.stormTimeout = duration("--storm-timeout", stormTimeout);
+    }
+    if (memoryCalls != null) {
+      b.memoryCalls = memoryCalls;
+    }
+    if (subjects != null && !subjects.isEmpty()) {
+      Set<String> chosen = new LinkedHashSet<>();
+      subjects.forEach(s -> chosen.add(s.trim()));
+      b.subjects = chosen;
+    }
+    b.tool = tool;
+    b.contracts = contracts;
+    b.node = node;
+    b.nodeProject = nodeProject;
+    b.engineInProcess = engineInProcess;
+    BenchSettings settings;
+    try {
+      settings = b.build();
+    } catch (IllegalArgumentException e) {
+      throw new CliException(e.getMessage());
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter progress = json ? spec.commandLine().getErr() : out;
+    var result = new Bench(settings, progress).run();
+    if (json) {
+      out.println(new com.fasterxml.jackson.databind.ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(result));
+    } else {
+      out.println();
+      out.print(BenchReport.text(result));
+    }
+    out.flush();
+    boolean failed = false;
+    for (var s : result.path("subjects")) {
+      failed |= s.path("errors").asLong() > 0;
+    }
+    for (String section : List.of("history", "storm", "memory")) {
+      failed |= result.path(section).has("error");
+    }
+    return failed ? 1 : 0;
+  }
+
+  private static Duration duration(String option, String value) {
+    try {
+      return Duration.parse(value);
+    } catch (DateTimeParseException e) {
+      throw new CliException(option + " must be an ISO-8601 duration such as PT5S, not " + value);
+    }
+  }
+}

@@ -1,0 +1,330 @@
+package io.onceport.app.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.onceport.frontend.temporal.ExecutionDirectory;
+import io.onceport.frontend.temporal.ExecutionLocation;
+import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.workflow.execution.AttachedCall;
+import io.onceport.workflow.execution.ExecutionRecord;
+import io.onceport.workflow.execution.Resolution;
+import io.onceport.workflow.execution.ToolExecutionWorkflow;
+import io.temporal.client.WorkflowUpdateException;
+import io.temporal.failure.ApplicationFailure;
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.Optional;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code onceport executions list|show|resolve}: inspect and resolve execution records. */
+@Command(
+    name = "executions",
+    mixinStandardHelpOptions = true,
+    description = "Inspect executions and resolve those waiting for review.",
+    subcommands = {ExecutionsCommand.ListCommand.class, ExecutionsCommand.ShowCommand.class, ExecutionsCommand.ResolveCommand.class})
+public final class ExecutionsCommand implements Runnable {
+  @Spec CommandSpec spec;
+
+  static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getOut());
+  }
+
+  static ExecutionRecord load(TemporalConnection connection, String executionId) {
+    ExecutionDirectory directory = new ExecutionDirectory(connection);
+    ExecutionLocation location = directory.locate(executionId)
+        .orElseThrow(() -> new CliException("no execution " + executionId + " in namespace " + connection.namespace() + " at " + connection.target()));
+    try {
+      return directory.record(location);
+    } catch (RuntimeException e) {
+      if (TemporalErrors.isDecodeFailure(e)) {
+        throw e; // the keys are wrong or missing: CliErrors names the key directory and --data
+      }
+      throw new CliException(unreadable(location, e));
+    }
+  }
+
+  /**
+   * What happened and what to do when a record cannot be read: its workflow exists, but no worker
+   * answers for it — typically a workflow task that keeps failing (a NonDeterministicException after
+   * an incompatible change), or no worker on its task queue.
+   */
+  static String unreadable(ExecutionLocation location, Throwable e) {
+    return "the record of " + location.executionId() + " cannot be read: " + reason(e) + ". Its history is intact (workflow "
+        + location.workflowId() + ", run " + location.runId() + "); no worker could answer for it — a workflow task that keeps "
+        + "failing (see the worker log and `temporal workflow describe --workflow-id " + location.workflowId() + "`) or no worker "
+        + "on its task queue. Start a worker with a compatible version, or reset the workflow to its last good task "
+        + "(`temporal workflow reset`); nothing is re-sent while it cannot run.";
+  }
+
+  static String reason(Throwable e) {
+    String last = e.getMessage();
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof ApplicationFailure app) {
+        return app.getOriginalMessage();
+      }
+      if (t.getMessage() != null) {
+        last = t.getMessage();
+      }
+    }
+    String text = String.valueOf(last).replaceAll("\\s+", " ").trim();
+    return text.length() > 300 ? text.substring(0, 300) + "…" : text;
+  }
+
+  /** One row of {@code executions list}: a record, or why it could not be read. */
+  record Listed(ExecutionLocation location, ExecutionRecord record, String unreadable) {}
+
+  @Command(name = "list", mixinStandardHelpOptions = true, description = "List executions, newest first.")
+  static final class ListCommand implements Runnable {
+    @Spec CommandSpec spec;
+    @Mixin TemporalOptions temporal;
+
+    @Option(names = "--query", description = "Temporal visibility query, e.g. \"OnceportState = 'needs_review'\" (needs a cluster with visibility).")
+    String query;
+
+    @Option(names = "--actor", description = "Only this actor's executions.")
+    String actor;
+
+    @Option(names = "--limit", defaultValue = "50", description = "At most this many (default: ${DEFAULT-VALUE}).")
+    int limit;
+
+    @Option(names = "--json", description = "Print records as a JSON array.")
+    boolean json;
+
+    @Override
+    public void run() {
+      if (limit < 1) {
+        throw new CliException("--limit must be at least 1");
+      }
+      try (TemporalConnection connection = temporal.connect()) {
+        ExecutionDirectory directory = new ExecutionDirectory(connection);
+        List<ExecutionLocation> found;
+        try {
+          found = directory.list(query, actor, limit);
+        } catch (IllegalArgumentException e) {
+          throw new CliException(e.getMessage());
+        } catch (io.grpc.StatusRuntimeException e) {
+          throw new CliException("list failed: " + e.getStatus().getCode() + " " + e.getStatus().getDescription());
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        // One unreadable record (a stuck workflow) never breaks the list: it is listed with the reason.
+        List<Listed> rows = new java.util.ArrayList<>();
+        for (ExecutionLocation location : found) {
+          try {
+            rows.add(new Listed(location, directory.record(location), null));
+          } catch (RuntimeException e) {
+            if (TemporalErrors.isDecodeFailure(e)) {
+              throw e; // wrong or missing payload keys: every row would fail; CliErrors names the key directory
+            }
+            rows.add(new Listed(location, null, reason(e)));
+          }
+        }
+        if (json) {
+          List<Object> items = new java.util.ArrayList<>();
+          for (Listed row : rows) {
+            if (row.record() != null) {
+              items.add(row.record());
+            } else {
+              java.util.Map<String, Object> item = new java.util.LinkedHashMap<>();
+              item.put("executionId", row.location().executionId());
+              item.put("workflowId", row.location().workflowId());
+              item.put("runId", row.location().runId());
+              item.put("unreadable", row.unreadable());
+              items.add(item);
+            }
+          }
+          out.println(toJson(items));
+          return;
+        }
+        out.printf("%-30s %-34s %-22s %-18s %s%n", "EXECUTION", "STATE", "TOOL", "ACTOR", "ACCEPTED");
+        for (Listed row : rows) {
+          ExecutionRecord r = row.record();
+          if (r == null) {
+            out.printf("%-30s %-34s %s%n", row.location().executionId(), "unreadable", row.unreadable()
+                + " (onceport executions show " + row.location().executionId() + ")");
+          } else {
+            out.printf("%-30s %-34s %-22s %-18s %s%n", r.executionId(), r.view(), r.tool(), r.actor(), r.acceptedAt());
+          }
+        }
+      }
+    }
+  }
+
+  @Command(name = "show", mixinStandardHelpOptions = true, description = "Show one execution record.")
+  static final class ShowCommand implements Runnable {
+    @Spec CommandSpec spec;
+    @Mixin TemporalOptions temporal;
+
+    @Parameters(paramLabel = "EXECUTION_ID", description = "The act_… id.")
+    String executionId;
+
+    @Option(names = "--json", description = "Print the record as JSON.")
+    boolean json;
+
+    @Override
+    public void run() {
+      try (TemporalConnection connection = temporal.connect()) {
+        ExecutionRecord record = load(connection, executionId);
+        PrintWriter out = spec.commandLine().getOut();
+        out.println(json ? toJson(record) : describe(record));
+      }
+    }
+  }
+
+  @Command(name = "resolve", mixinStandardHelpOptions = true,
+      description = "Resolve an execution in needs_review: it completed, it failed, or it provably did not run and may be dispatched again.")
+  static final class ResolveCommand implements Runnable {
+    @Spec CommandSpec spec;
+    @Mixin TemporalOptions temporal;
+
+    @Parameters(paramLabel = "EXECUTION_ID", description = "The act_… id.")
+    String executionId;
+
+    @ArgGroup(exclusive = true, multiplicity = "1")
+    Decision decision;
+
+    static final class Decision {
+      @Option(names = "--completed", required = true, description = "The action happened (you checked the target).") boolean completed;
+      @Option(names = "--failed", required = true, description = "The action failed or did not happen; do not send it again.") boolean failed;
+      @Option(names = "--redispatch", required = true, description = "The action provably did not run: send it again under the same execution id.") boolean redispatch;
+    }
+
+    @Option(names = "--reason", required = true, description = "Why; recorded on the execution and in the journal.")
+    String reason;
+
+    @Mixin OperatorKeyOptions operator;
+
+    @Override
+    public void run() {
+      if (reason.isBlank()) {
+        throw new CliException("--reason must not be empty");
+      }
+      Resolution.Decision d = decision.completed ? Resolution.Decision.COMPLETED
+          : decision.failed ? Resolution.Decision.FAILED : Resolution.Decision.REDISPATCH;
+      io.onceport.activity.operator.OperatorKey key = operator.load();
+      java.time.Duration validity = operator.validity();
+      try (TemporalConnection connection = temporal.connect()) {
+        ExecutionRecord record = load(connection, executionId);
+        if (record.state() != io.onceport.workflow.execution.ExecutionState.NEEDS_REVIEW) {
+          throw new CliException("execution " + executionId + " is " + record.view() + ", not needs_review; nothing to resolve"
+              + (record.state().isTerminal() ? " (it is finished: `onceport executions show " + executionId + "` prints its record)" : ""));
+        }
+        ToolExecutionWorkflow stub = connection.client().newWorkflowStub(
+            ToolExecutionWorkflow.class, record.workflowId(), Optional.of(record.runId()));
+        io.onceport.workflow.operator.SignedDecision signed = OperatorCommand.sign(key,
+            io.onceport.workflow.operator.DecisionBinding.RESOLUTION, record.executionId(), record.fingerprint(),
+            d.name().toLowerCase(java.util.Locale.ROOT), reason, validity);
+        ExecutionRecord after;
+        try {
+          after = stub.resolve(new Resolution(d, reason, key.operator(), signed.statement(), signed.signature()));
+        } catch (WorkflowUpdateException e) {
+          throw new CliException(failureMessage(e));
+        }
+        spec.commandLine().getOut().println(executionId + ": " + after.view() + " — " + after.message());
+      }
+    }
+  }
+
+  /** Why an update or signal failed, for an operator: the workflow's own refusal, or what Temporal said. */
+  static String failureMessage(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof ApplicationFailure app) {
+        return app.getOriginalMessage();
+      }
+      if (t instanceof io.temporal.client.WorkflowNotFoundException) {
+        return "the workflow closed before the decision arrived (it is no longer open); nothing was changed";
+      }
+    }
+    return "Temporal refused the request: " + TemporalErrors.innermost(e);
+  }
+
+  static String toJson(Object value) {
+    try {
+      return JSON.writeValueAsString(value);
+    } catch (Exception e) {
+      throw new CliException("cannot render JSON: " + e.getMessage());
+    }
+  }
+
+  /** A plain-text view of a record for operators. */
+  static String describe(ExecutionRecord r) {
+    StringBuilder b = new StringBuilder();
+    b.append("execution   ").append(r.executionId()).append('\n');
+    b.append("state       ").append(r.view()).append("  (state ").append(r.state().wireName())
+        .append(", outcome ").append(r.outcome().wireName()).append(", delivery ").append(r.delivery().wireName()).append(")\n");
+    b.append("message     ").append(r.message()).append('\n');
+    b.append("tool        ").append(r.tool()).append(" (").append(r.replayClass()).append(", ").append(r.channel()).append(")\n");
+    b.append("actor       ").append(r.actor()).append("  scope ").append(r.intentScope()).append('\n');
+    b.append("target      ").append(r.method() == null ? "" : r.method() + " ").append(r.target()).append('\n');
+    if (r.credentialRef() != null) {
+      b.append("credential  ").append(r.credentialRef()).append('\n');
+    }
+    b.append("arguments   ").append(r.arguments()).append('\n');
+    b.append("fingerprint ").append(r.fingerprint()).append('\n');
+    if (r.intentKey() != null) {
+      b.append("intent key  ").append(r.intentKey()).append('\n');
+    }
+    b.append("workflow    ").append(r.workflowId()).append(" / ").append(r.runId()).append('\n');
+    appendTime(b, "accepted", r.acceptedAt());
+    appendTime(b, "authorized", r.authorizedAt());
+    appendTime(b, "dispatched", r.dispatchedAt());
+    appendTime(b, "completed", r.completedAt());
+    appendTime(b, "delivered", r.deliveredAt());
+    if (r.authorization() != null) {
+      b.append("authorization ").append(r.authorization().decision()).append(" by ").append(r.authorization().by())
+          .append(" (rule ").append(r.authorization().rule()).append(")")
+          .append(r.authorization().reason() == null || r.authorization().reason().isEmpty() ? "" : ": " + r.authorization().reason())
+          .append('\n');
+      if (r.authorization().expiresAt() != null) {
+        b.append("expires     ").append(r.authorization().expiresAt()).append('\n');
+      }
+    }
+    if (r.targetStatus() != null) {
+      b.append("target status ").append(r.targetStatus()).append('\n');
+    }
+    if (r.exitStatus() != null) {
+      b.append("exit status ").append(r.exitStatus()).append('\n');
+    }
+    if (r.resultReference() != null) {
+      b.append("result      ").append(r.resultReference()).append('\n');
+    }
+    b.append("dispatches  ").append(r.dispatchAttempts()).append('\n');
+    for (ExecutionRecord.Send s : r.sends()) {
+      b.append("  send ").append(s.attempt()).append(' ').append(s.observed())
+          .append(s.status() == null ? "" : " " + s.status()).append(' ').append(s.startedAt()).append(" → ").append(s.endedAt())
+          .append(" key ").append(s.key())
+          .append(s.decision() == null ? "" : ", then " + s.decision())
+          .append(s.detail() == null || s.detail().isEmpty() ? "" : " (" + s.detail() + ")").append('\n');
+    }
+    for (ExecutionRecord.StatusCheck c : r.statusChecks()) {
+      b.append("status check ").append(c.at()).append(' ').append(c.verdict()).append(' ').append(c.detail()).append('\n');
+    }
+    if (r.review() != null) {
+      b.append("review      ").append(r.review().decision()).append(" by ").append(r.review().by()).append(": ").append(r.review().reason()).append('\n');
+    }
+    b.append("calls       ").append(r.calls().size()).append('\n');
+    for (AttachedCall c : r.calls()) {
+      b.append("  ").append(c.receivedAt()).append(c.retry() ? " retry " : " first ").append("jsonrpc id ").append(c.jsonRpcId())
+          .append(" session ").append(c.sessionId()).append(" client ").append(c.clientInfo())
+          .append(" delivery ").append(c.delivery() == null ? "-" : c.delivery()).append('\n');
+    }
+    for (ExecutionRecord.Transition t : r.transitions()) {
+      b.append("  ").append(t.at()).append(' ').append(t.state()).append(t.detail().isEmpty() ? "" : " — " + t.detail()).append('\n');
+    }
+    return b.toString().stripTrailing();
+  }
+
+  private static void appendTime(StringBuilder b, String label, String at) {
+    if (at != null) {
+      b.append(String.format("%-11s %s%n", label, at));
+    }
+  }
+}

@@ -1,0 +1,168 @@
+package io.onceport.app.cli;
+
+import io.onceport.activity.vault.VaultService;
+import io.onceport.frontend.contract.ContractSet;
+import io.onceport.frontend.ops.HealthChecks;
+import io.onceport.frontend.ops.Metrics;
+import io.onceport.frontend.ops.MetricsServer;
+import io.onceport.app.runtime.FrontendRuntime;
+import io.onceport.app.runtime.FrontendSettings;
+import io.onceport.app.runtime.HostPort;
+import io.onceport.app.runtime.StartupChecks;
+import io.onceport.app.runtime.WorkerRuntime;
+import io.onceport.app.engine.EmbeddedEngine;
+import io.onceport.frontend.temporal.TemporalConnection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** The split roles: {@code engine}, {@code worker} and {@code frontend}, for multi-process set-ups. */
+final class RoleCommands {
+  private RoleCommands() {}
+
+  /** Blocks until the JVM shuts down, then closes what was started, newest first. */
+  static void runUntilStopped(List<AutoCloseable> running) throws InterruptedException {
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      closeAll(running);
+      stopped.countDown();
+    }, "onceport-shutdown"));
+    stopped.await();
+  }
+
+  static void closeAll(List<AutoCloseable> running) {
+    for (int i = running.size() - 1; i >= 0; i--) {
+      try {
+        running.get(i).close();
+      } catch (Exception ignored) {
+        // best effort on shutdown
+      }
+    }
+  }
+
+  @Command(name = "engine", mixinStandardHelpOptions = true,
+      description = {"Run the embedded Temporal engine alone (in memory, development only), for local multi-process set-ups.",
+          "Workers connect with --temporal 127.0.0.1:PORT --embedded-engine; front ends with --temporal 127.0.0.1:PORT."})
+  static final class EngineCommand implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Option(names = "--port", defaultValue = "7233", description = "Port on 127.0.0.1 (default: ${DEFAULT-VALUE}).")
+    int port;
+
+    @Override
+    public Integer call() throws Exception {
+      EmbeddedEngine engine;
+      try {
+        engine = EmbeddedEngine.start("127.0.0.1", port);
+      } catch (IllegalStateException e) {
+        throw new CliException(e.getMessage());
+      }
+      List<AutoCloseable> running = new ArrayList<>(List.of(engine));
+      try (TemporalConnection connection = TemporalConnection.connect(engine.target(), "default", true, null, Duration.ofSeconds(10))) {
+        connection.registerSearchAttributes();
+      }
+      spec.commandLine().getOut().println("onceport: embedded Temporal engine on " + engine.target() + " (in memory)");
+      spec.commandLine().getOut().flush();
+      runUntilStopped(running);
+      return 0;
+    }
+  }
+
+  @Command(name = "worker", mixinStandardHelpOptions = true,
+      description = {"Run a worker only: the ToolExecution workflow and the activities that reach targets.",
+          "An unreachable Temporal is retried with backoff (logged) until it answers or the worker is stopped."})
+  static final class WorkerCommand implements Callable<Integer> {
+    @Spec CommandSpec spec;
+    @Mixin RoleOptions.Common common;
+    @Mixin RoleOptions.Worker worker;
+    @Mixin WorkerTuningOptions tuning;
+
+    @Option(names = "--embedded-engine", description = "The engine is `onceport engine` (the test server): disable sticky execution.")
+    boolean embeddedEngine;
+
+    @Option(names = "--metrics-listen", paramLabel = "HOST:PORT",
+        description = "Serve /metrics, /healthz and /readyz on this address (a worker has no MCP listener).")
+    String metricsListen;
+
+    @Option(names = "--allowed-host", paramLabel = "HOST", split = ",",
+        description = "A host name scrapers use to reach --metrics-listen (the Host header; repeatable). Default: the "
+            + "loopback names on a loopback address, any host elsewhere.")
+    List<String> allowedHosts = new ArrayList<>();
+
+    @Override
+    public Integer call() throws Exception {
+      common.validate();
+      io.onceport.app.engine.WorkerTuning workerTuning = tuning.tuning();
+      StartupChecks.journalWriterFree(common.data(), worker.journalWriter);
+      VaultService vault = worker.openVault(common.data());
+      List<AutoCloseable> running = new ArrayList<>();
+      Metrics metrics = new Metrics();
+      running.add(metrics);
+      try {
+        TemporalConnection connection = RoleOptions.connectRetrying(common, common.temporal.target(), embeddedEngine, metrics, "worker");
+        running.add(connection);
+        running.add(WorkerRuntime.start(connection, common.taskQueue, common.data(), vault, common.sessionAuthorization,
+            worker.approvalTimeout, worker.journalWriter, workerTuning));
+        if (metricsListen != null) {
+          HostPort at = ServeCommand.parse("--metrics-listen", metricsListen);
+          running.add(MetricsServer.start(at.host(), at.port(), metrics,
+              new HealthChecks().add("temporal", HealthChecks.temporalReachable(connection.stubs())),
+              io.onceport.frontend.mcp.HostOriginPolicy.lenient(at.host(), RoleOptions.allowedHosts(allowedHosts))));
+        }
+      } catch (RuntimeException e) {
+        closeAll(running);
+        throw e instanceof CliException ? e : new CliException(e.getMessage());
+      }
+      spec.commandLine().getOut().println("onceport: worker on task queue " + common.taskQueue + " at " + common.temporal.target()
+          + " (namespace " + common.namespace() + ")");
+      spec.commandLine().getOut().flush();
+      runUntilStopped(running);
+      return 0;
+    }
+  }
+
+  @Command(name = "frontend", mixinStandardHelpOptions = true,
+      description = {"Run an MCP front end only; it attaches calls to executions in Temporal and never talks to a target.",
+          "An unreachable Temporal is retried with backoff (logged) until it answers or the front end is stopped."})
+  static final class FrontendCommand implements Callable<Integer> {
+    @Spec CommandSpec spec;
+    @Mixin RoleOptions.Common common;
+    @Mixin RoleOptions.Frontend frontend;
+
+    @Mixin ContractOptions contractOptions;
+
+    @Override
+    public Integer call() throws Exception {
+      common.validate();
+      FrontendSettings settings = frontend.settings(common.sessionAuthorization);
+      ContractSet tools = contractOptions.load(frontend.contracts, "--contracts DIR");
+      tools.warnings().forEach(w -> spec.commandLine().getErr().println("onceport: warning: " + w));
+      StartupChecks.listenPortFree(settings.listen(), "--listen");
+      List<AutoCloseable> running = new ArrayList<>();
+      Metrics metrics = new Metrics();
+      running.add(metrics);
+      FrontendRuntime front;
+      try {
+        TemporalConnection connection = RoleOptions.connectRetrying(common, common.temporal.target(), false, metrics, "frontend");
+        running.add(connection);
+        front = FrontendRuntime.start(connection, common.taskQueue, common.data(), tools, settings, metrics);
+        running.add(front);
+      } catch (RuntimeException e) {
+        closeAll(running);
+        throw e instanceof CliException ? e : new CliException(e.getMessage());
+      }
+      spec.commandLine().getOut().printf("onceport: MCP endpoint http://%s:%d/mcp — %d tools, Temporal %s%n",
+          settings.listen().host(), front.port(), tools.size(), common.temporal.target());
+      spec.commandLine().getOut().flush();
+      runUntilStopped(running);
+      return 0;
+    }
+  }
+}

@@ -1,0 +1,174 @@
+package io.onceport.app.cli;
+
+import io.onceport.activity.vault.VaultService;
+import io.onceport.frontend.contract.ContractSet;
+import io.onceport.frontend.ops.Metrics;
+import io.onceport.app.runtime.FrontendRuntime;
+import io.onceport.app.runtime.FrontendSettings;
+import io.onceport.app.runtime.HostPort;
+import io.onceport.app.runtime.StartupChecks;
+import io.onceport.app.runtime.WorkerRuntime;
+import io.onceport.app.engine.LocalEngine;
+import io.onceport.app.engine.TemporalCliServer;
+import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.app.engine.WorkerTuning;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code onceport serve}: engine, worker and MCP front end in one JVM. Without {@code --temporal}
+ * it starts an engine itself ({@link LocalEngine}): by default ({@code --engine auto}) the Temporal
+ * CLI's dev server with its database in the data dir whenever the {@code temporal} binary is
+ * installed, else the embedded Temporal test server (in memory, for tests and demos). The start-up
+ * line names the engine and why it was chosen.
+ */
+@Command(
+    name = "serve",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Run the gateway: Temporal engine, worker and MCP front end in one process; MCP at http://127.0.0.1:8765/mcp.",
+      "Engine (--engine auto): the Temporal CLI's dev server (durable, DATA/temporal.db, UI on 8233) when the `temporal` "
+          + "binary is installed, else the embedded engine (in memory, for tests and demos).",
+      "On this machine auto uses: ${sys:onceport.serve.auto-engine}."
+    })
+public final class ServeCommand implements Callable<Integer> {
+  static {
+    // Read by the description above when --help is printed: what auto would pick here, and why.
+    if (System.getProperty("onceport.serve.auto-engine") == null) {
+      System.setProperty("onceport.serve.auto-engine", LocalEngine.describeAuto());
+    }
+  }
+
+  @Spec CommandSpec spec;
+  @Mixin RoleOptions.Common common;
+  @Mixin RoleOptions.Worker worker;
+  @Mixin RoleOptions.Frontend frontend;
+
+  @Option(names = "--embedded-port", paramLabel = "PORT", defaultValue = "7233",
+      description = "Port of the engine on 127.0.0.1 (embedded or temporal-cli; default: ${DEFAULT-VALUE}).")
+  int embeddedPort;
+
+  @Option(names = "--engine", paramLabel = "auto|embedded|temporal-cli", defaultValue = "auto",
+      description = "Engine when --temporal is not given. temporal-cli: the Temporal CLI's dev server (durable SQLite in "
+          + "DATA/temporal.db, closed runs kept 24 h, the Temporal UI; needs the `temporal` binary on PATH or in "
+          + "~/.cache/onceport/bin — bin/install-temporal-cli). embedded: Temporal's Java test server in this JVM (nothing to "
+          + "install; keeps every execution in memory until it exits — for tests and demos). auto: temporal-cli when the "
+          + "binary is found, else embedded. Default: ${DEFAULT-VALUE}.")
+  String engine;
+
+  @Option(names = "--ui-port", paramLabel = "PORT",
+      description = "Temporal UI port with temporal-cli (default: " + LocalEngine.DEFAULT_UI_PORT + ", or a free port when that one is taken; 0: any free port).")
+  Integer uiPort;
+
+  @Mixin WorkerTuningOptions tuning;
+
+  @Mixin ContractOptions contractOptions;
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    common.validate();
+    FrontendSettings settings = frontend.settings(common.sessionAuthorization);
+    LocalEngine.Mode mode = engineMode(engine);
+    WorkerTuning workerTuning = tuning.tuning();
+    LocalEngine.Choice choice = common.temporal.chosen() ? null : chooseEngine(mode);
+    ContractSet tools = contractOptions.load(frontend.contracts, "--contracts DIR");
+    tools.warnings().forEach(w -> err.println("onceport: warning: " + w));
+    // Before any engine starts: a busy port or a data dir in use is one line, at once.
+    StartupChecks.listenPortFree(settings.listen(), "--listen");
+    StartupChecks.journalWriterFree(common.data(), worker.journalWriter);
+    VaultService vault = worker.openVault(common.data());
+    boolean useCluster = common.temporal.chosen();
+
+    List<AutoCloseable> running = new ArrayList<>();
+    Metrics metrics = new Metrics();
+    String target;
+    String engineNote;
+    try {
+      boolean embedded = false;
+      if (useCluster) {
+        target = parse("--temporal", common.temporal.target()).toString();
+        engineNote = "";
+      } else {
+        // The UI (in the operator's browser) decodes payloads through this front end's codec server:
+        // known only when the MCP port is fixed and reachable on loopback.
+        HostPort mcp = settings.listen();
+        String codecEndpoint = mcp.port() != 0 && mcp.isLoopback() ? "http://" + mcp + "/codec" : null;
+        LocalEngine local = LocalEngine.start(choice, new LocalEngine.Settings(common.data(), "127.0.0.1", embeddedPort, uiPort,
+            false, codecEndpoint, Duration.ofSeconds(60)));
+        running.add(local);
+        if (codecEndpoint != null && local.uiUrl().isPresent()) {
+          settings = settings.withCodecUiOrigin(local.uiUrl().get());
+        }
+        embedded = local.nonSticky();
+        target = local.target();
+        engineNote = " " + local.describe();
+        if (local.kind() == LocalEngine.Kind.EMBEDDED && mode == LocalEngine.Mode.AUTO) {
+          err.println("onceport: note: the embedded engine keeps every execution in memory and loses them when serve stops; "
+              + "for a serve that runs for days, " + LocalEngine.INSTALL_HINT);
+        }
+      }
+      TemporalConnection connection = common.connect(target, embedded, metrics);
+      running.add(connection);
+      connection.registerSearchAttributes();
+      WorkerRuntime workerRuntime = WorkerRuntime.start(connection, common.taskQueue, common.data(), vault,
+          common.sessionAuthorization, worker.approvalTimeout, worker.journalWriter, workerTuning);
+      running.add(workerRuntime);
+      // One JVM: the read path may use the worker's vault and journal (a frontend-only process may not).
+      FrontendRuntime front = FrontendRuntime.start(connection, common.taskQueue, common.data(), tools, settings, metrics,
+          workerRuntime.readAccess());
+      running.add(front);
+      HostPort mcp = settings.listen();
+      out.printf("onceport: MCP endpoint http://%s:%d/mcp — %d tools from %s, Temporal %s%s (namespace %s, task queue %s), "
+              + "session authorization %s, data %s%n",
+          mcp.host().contains(":") ? "[" + mcp.host() + "]" : mcp.host(), front.port(), tools.size(), frontend.contracts, target,
+          engineNote, common.namespace(), common.taskQueue, common.sessionAuthorization, common.data().toAbsolutePath().normalize());
+      out.flush();
+    } catch (CliException e) {
+      RoleCommands.closeAll(running);
+      throw e;
+    } catch (IllegalStateException | IllegalArgumentException | java.io.UncheckedIOException e) {
+      RoleCommands.closeAll(running);
+      throw new CliException(e.getMessage());
+    }
+    running.add(0, metrics);
+    RoleCommands.runUntilStopped(running);
+    return 0;
+  }
+
+  static LocalEngine.Mode engineMode(String engine) {
+    try {
+      return LocalEngine.Mode.parse(engine);
+    } catch (IllegalArgumentException e) {
+      throw new CliException(e.getMessage());
+    }
+  }
+
+  /** The engine {@code mode} names, given what is installed; a CLI error for temporal-cli without the binary. */
+  static LocalEngine.Choice chooseEngine(LocalEngine.Mode mode) {
+    try {
+      return LocalEngine.choose(mode, TemporalCliServer.findBinary());
+    } catch (IllegalArgumentException e) {
+      throw new CliException(e.getMessage());
+    }
+  }
+
+  static HostPort parse(String option, String value) {
+    try {
+      return HostPort.parse(value);
+    } catch (IllegalArgumentException e) {
+      throw new CliException(option + ": " + e.getMessage());
+    }
+  }
+
+}

@@ -1,0 +1,212 @@
+package io.onceport.app.cli;
+
+import io.onceport.frontend.temporal.SessionDirectory;
+import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.workflow.session.AgentSessionWorkflow;
+import io.onceport.workflow.session.SessionDecision;
+import io.onceport.workflow.session.SessionRecord;
+import io.temporal.client.WorkflowServiceException;
+import io.temporal.client.WorkflowUpdateException;
+import java.io.PrintWriter;
+import java.util.List;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code onceport sessions list|show|authorize|deny}: agent sessions and their authorization (rung 4). */
+@Command(
+    name = "sessions",
+    mixinStandardHelpOptions = true,
+    description = "Inspect agent sessions and authorize or deny them.",
+    subcommands = {
+      SessionsCommand.ListCommand.class, SessionsCommand.ShowCommand.class,
+      SessionsCommand.AuthorizeCommand.class, SessionsCommand.DenyCommand.class})
+public final class SessionsCommand implements Runnable {
+  @Spec CommandSpec spec;
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getOut());
+  }
+
+  static SessionRecord load(SessionDirectory directory, TemporalConnection connection, String sessionId) {
+    return directory.find(sessionId).orElseThrow(() ->
+        new CliException("no session " + sessionId + " in namespace " + connection.namespace() + " at " + connection.target()));
+  }
+
+  /**
+   * The sessions of this deployment: session workflow ids are keyed with the fingerprint key, read
+   * from {@code --data} (default {@code $ONCEPORT_DATA} or {@code ./data}) when it is there;
+   * without it sessions are found by looking through the session runs.
+   */
+  static SessionDirectory directory(TemporalConnection connection, TemporalOptions temporal) {
+    java.nio.file.Path data = temporal.data();
+    if (java.nio.file.Files.exists(data.resolve("keys").resolve("fingerprint.key"))) {
+      try {
+        io.onceport.frontend.fingerprint.FingerprintKey key = io.onceport.frontend.fingerprint.FingerprintKey.loadOrCreate(data);
+        return new SessionDirectory(connection, io.onceport.workflow.session.SessionWorkflowIds.keyed(key::hmac));
+      } catch (java.io.IOException e) {
+        throw new CliException(e.getMessage());
+      }
+    }
+    return new SessionDirectory(connection);
+  }
+
+  @Command(name = "list", mixinStandardHelpOptions = true, description = "List agent sessions, newest first.")
+  static final class ListCommand implements Runnable {
+    @Spec CommandSpec spec;
+    @Mixin TemporalOptions temporal;
+
+    @Option(names = "--limit", defaultValue = "50", description = "At most this many (default: ${DEFAULT-VALUE}).")
+    int limit;
+
+    @Option(names = "--json", description = "Print records as a JSON array.")
+    boolean json;
+
+    @Override
+    public void run() {
+      if (limit < 1) {
+        throw new CliException("--limit must be at least 1");
+      }
+      try (TemporalConnection connection = temporal.connect()) {
+        List<SessionRecord> sessions = directory(connection, temporal).list(limit);
+        PrintWriter out = spec.commandLine().getOut();
+        if (json) {
+          out.println(ExecutionsCommand.toJson(sessions));
+          return;
+        }
+        out.printf("%-44s %-18s %-18s %-22s %-8s %s%n", "SESSION", "STATUS", "ACTOR", "CLIENT", "WAITING", "STARTED");
+        for (SessionRecord s : sessions) {
+          out.printf("%-44s %-18s %-18s %-22s %-8d %s%n", s.sessionId(), s.status(), s.actor(),
+              s.clientInfo() == null ? "-" : s.clientInfo(), s.waiting().size(), s.startedAt() == null ? "-" : s.startedAt());
+        }
+      }
+    }
+  }
+
+  @Command(name = "show", mixinStandardHelpOptions = true, description = "Show one agent session.")
+  static final class ShowCommand implements Runnable {
+    @Spec CommandSpec spec;
+    @Mixin TemporalOptions temporal;
+
+    @Parameters(paramLabel = "SESSION_ID", description = "The session id as `sessions list` shows it.")
+    String sessionId;
+
+    @Option(names = "--json", description = "Print the record as JSON.")
+    boolean json;
+
+    @Override
+    public void run() {
+      try (TemporalConnection connection = temporal.connect()) {
+        SessionDirectory directory = directory(connection, temporal);
+        SessionRecord record = load(directory, connection, sessionId);
+        // The workflow id (keyed, not derivable by an agent) is what the Temporal UI needs to send a decision.
+        String workflow = directory.workflowIdOf(sessionId).map(id -> "\nworkflow    " + id).orElse("");
+        spec.commandLine().getOut().println(json ? ExecutionsCommand.toJson(record) : describe(record) + workflow);
+      }
+    }
+  }
+
+  @Command(name = "authorize", mixinStandardHelpOptions = true,
+      description = "Authorize an agent session: its waiting executions continue, later calls pass rung 4.")
+  static final class AuthorizeCommand implements Runnable {
+    @Spec CommandSpec spec;
+    @Mixin TemporalOptions temporal;
+
+    @Parameters(paramLabel = "SESSION_ID", description = "The session id as `sessions list` shows it.")
+    String sessionId;
+
+    @Option(names = "--yes", description = "Do not ask for confirmation (scripts).")
+    boolean yes;
+
+    @Mixin OperatorKeyOptions operator;
+
+    @Option(names = "--reason", defaultValue = "", description = "Why; signed and recorded in the sessions journal.")
+    String reason;
+
+    @Override
+    public void run() {
+      decide(spec, temporal, sessionId, true, reason, operator, yes);
+    }
+  }
+
+  @Command(name = "deny", mixinStandardHelpOptions = true,
+      description = "Deny an agent session: its waiting executions are rejected, later calls too.")
+  static final class DenyCommand implements Runnable {
+    @Spec CommandSpec spec;
+    @Mixin TemporalOptions temporal;
+
+    @Parameters(paramLabel = "SESSION_ID", description = "The session id as `sessions list` shows it.")
+    String sessionId;
+
+    @Option(names = "--reason", required = true, description = "Why; recorded and returned to the agent.")
+    String reason;
+
+    @Option(names = "--yes", description = "Do not ask for confirmation (scripts).")
+    boolean yes;
+
+    @Mixin OperatorKeyOptions operator;
+
+    @Override
+    public void run() {
+      if (reason.isBlank()) {
+        throw new CliException("--reason must not be empty");
+      }
+      decide(spec, temporal, sessionId, false, reason, operator, yes);
+    }
+  }
+
+  static void decide(CommandSpec spec, TemporalOptions temporal, String sessionId, boolean authorize, String reason,
+      OperatorKeyOptions operator, boolean yes) {
+    PrintWriter out = spec.commandLine().getOut();
+    io.onceport.activity.operator.OperatorKey key = operator.load(); // no key, no decision: before anything is asked
+    java.time.Duration validity = operator.validity();
+    try (TemporalConnection connection = temporal.connect()) {
+      SessionDirectory directory = directory(connection, temporal);
+      SessionRecord record = load(directory, connection, sessionId);
+      out.println(describe(record));
+      out.flush();
+      Confirmation.require(yes, (authorize ? "Authorize" : "Deny") + " session " + sessionId + " of " + record.actor() + "?");
+      AgentSessionWorkflow stub = directory.stub(sessionId);
+      io.onceport.workflow.operator.SignedDecision signed = OperatorCommand.sign(key, io.onceport.workflow.operator.DecisionBinding.SESSION,
+          record.sessionId(), null, authorize ? io.onceport.workflow.operator.DecisionBinding.AUTHORIZE : io.onceport.workflow.operator.DecisionBinding.DENY,
+          reason, validity);
+      SessionDecision decision = new SessionDecision(key.operator(), reason, signed.statement(), signed.signature());
+      SessionRecord after;
+      try {
+        after = authorize ? stub.authorize(decision) : stub.deny(decision);
+      } catch (WorkflowUpdateException | WorkflowServiceException e) {
+        throw new CliException(ExecutionsCommand.failureMessage(e));
+      }
+      out.println(sessionId + ": " + after.status() + " by " + after.authorization().by()
+          + "; " + record.waiting().size() + " waiting execution(s) told");
+    }
+  }
+
+  static String describe(SessionRecord s) {
+    StringBuilder b = new StringBuilder();
+    b.append("session     ").append(s.sessionId()).append('\n');
+    b.append("status      ").append(s.status()).append('\n');
+    b.append("actor       ").append(s.actor()).append('\n');
+    b.append("client      ").append(s.clientInfo() == null ? "-" : s.clientInfo())
+        .append("  protocol ").append(s.protocolVersion() == null ? "-" : s.protocolVersion()).append('\n');
+    b.append("remote      ").append(s.remoteAddress() == null ? "-" : s.remoteAddress()).append('\n');
+    b.append("started     ").append(s.startedAt() == null ? "-" : s.startedAt()).append('\n');
+    if (s.endedAt() != null) {
+      b.append("ended       ").append(s.endedAt()).append(s.endReason() == null || s.endReason().isEmpty() ? "" : " (" + s.endReason() + ")").append('\n');
+    }
+    if (s.authorization() != null) {
+      b.append("decision    ").append(s.authorization().decision()).append(" by ").append(s.authorization().by())
+          .append(" at ").append(s.authorization().at())
+          .append(s.authorization().reason().isEmpty() ? "" : ": " + s.authorization().reason()).append('\n');
+    }
+    b.append("waiting     ").append(s.waiting().size()).append(" execution(s)").append('\n');
+    for (String w : s.waiting()) {
+      b.append("  ").append(w).append('\n');
+    }
+    return b.toString().stripTrailing();
+  }
+}

@@ -1,0 +1,560 @@
+package io.onceport.app.demo;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A small releases API the demo contracts point at, and a recording target for tests. Its ledger
+ * lists <em>every request it received</em> on the API — repeated Idempotency-Keys, replays,
+ * rejections and dropped connections included — with what it did about each, so a test can count
+ * both what was sent (requests received) and what happened (actions taken).
+ *
+ * <ul>
+ *   <li>{@code POST /v1/releases {service, version, region}} creates {@code rel_<n>} (201). With an
+ *       {@code Idempotency-Key}: the same key and an equal body replay the original response (same
+ *       status, header {@code Idempotent-Replayed: true}, no new action); the same key with a
+ *       different body is 422; the same key while a request with it is still being handled is 409.
+ *       Without a key it acts every time.
+ *   <li>{@code GET /v1/releases/by-key/{key}} (the status endpoint): 200 with the release created
+ *       under that key; 202 {@code {"state":"processing"}} while a request with that key is still
+ *       being handled (e.g. slowed by {@code delay}) — never 404 while the action may still happen;
+ *       404 when nothing was done under that key.
+ *   <li>{@code GET /v1/releases}, {@code GET /v1/releases/{id}}: read-only.
+ *   <li>{@code POST /v1/notifications}: no idempotency, acts every time (201, {@code ntf_<n>}).
+ *   <li>{@code GET /ledger}: every request received on the API, oldest first: {@code seq, method,
+ *       path, key} (the Idempotency-Key header), {@code body}, {@code time} (received), {@code
+ *       finished}, {@code handling} ({@code acted | replayed | rejected | read | dropped |
+ *       processing}), {@code status} (the status answered; null when the connection was dropped or
+ *       the request is still being handled) and {@code fault}. Requests to {@code /ledger} and
+ *       {@code /admin/faults} themselves are not listed.
+ * </ul>
+ *
+ * <p>Faults, on the two POST endpoints only, by header {@code X-Demo-Fault: FAULT} or armed for
+ * the next {@code count} such requests with {@code POST /admin/faults {"next": "FAULT", "count":
+ * 1}}:
+ *
+ * <ul>
+ *   <li>{@code drop-after-accept}: acts (ledger {@code acted}), then closes the connection without
+ *       a response — the client sees a lost answer after the action happened;
+ *   <li>{@code drop-without-acting}: closes the connection without acting or answering (ledger
+ *       {@code dropped}) — the same lost answer, but nothing happened;
+ *   <li>{@code delay=MS}: waits MS milliseconds, then handles the request as usual: it acts at the
+ *       end even when the client has given up by then; meanwhile the status endpoint answers 202
+ *       for its key;
+ *   <li>{@code status=CODE} (400–599), optionally {@code status=CODE,retry-after=SECONDS}: answers
+ *       CODE with {@code {"error": …}} (and {@code Retry-After}) without acting (ledger {@code
+ *       rejected}) — e.g. {@code status=503,retry-after=0}, which some HTTP clients silently re-send.
+ * </ul>
+ *
+ * <p>Built on the JDK's HTTP server (HTTP/1.1, keep-alive) because dropping a connection needs the
+ * raw exchange: closing an exchange before sending response headers closes its socket.
+ */
+public final class DemoTarget implements AutoCloseable {
+  /** What the target did with one request. */
+  public enum Handling {
+    /** Still being handled (e.g. slowed by {@code delay}). */
+    PROCESSING,
+    /** Performed the action: a release or a notification exists because of this request. */
+    ACTED,
+    /** Answered with the stored response of an earlier request with the same Idempotency-Key. */
+    REPLAYED,
+    /** Refused without acting: invalid, conflicting, unknown route or a {@code status=} fault. */
+    REJECTED,
+    /** A read-only request. */
+    READ,
+    /** The connection was closed without acting or answering ({@code drop-without-acting}). */
+    DROPPED;
+
+    public String wireName() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  /**
+   * One request the target received.
+   *
+   * @param seq position in the ledger, from 1
+   * @param key the request's Idempotency-Key header, or null
+   * @param body the request body as received ("" when it had none)
+   * @param time when it was received
+   * @param finished when the target finished with it, or null while {@link Handling#PROCESSING}
+   * @param status the status answered, or null (dropped, or still being handled)
+   * @param fault the fault applied to it, or null
+   */
+  public record LedgerEntry(
+      long seq, String method, String path, String key, String body, Instant time, Instant finished,
+      Handling handling, Integer status, String fault) {
+    public LedgerEntry {
+      Objects.requireNonNull(method, "method == null");
+      Objects.requireNonNull(path, "path == null");
+      Objects.requireNonNull(body, "body == null");
+      Objects.requireNonNull(time, "time == null");
+      Objects.requireNonNull(handling, "handling == null");
+    }
+
+    /** True when this request made the target act. */
+    public boolean acted() {
+      return handling == Handling.ACTED;
+    }
+  }
+
+  public static final String FAULT_HEADER = "X-Demo-Fault";
+  public static final String DROP_AFTER_ACCEPT = "drop-after-accept";
+  public static final String DROP_WITHOUT_ACTING = "drop-without-acting";
+  /** Prefix of {@code delay=MS}. */
+  public static final String DELAY = "delay=";
+  /** Prefix of {@code status=CODE[,retry-after=SECONDS]}. */
+  public static final String STATUS = "status=";
+  /** The fault grammar, as named in error messages and {@code demo-target --help}. */
+  public static final String FAULTS =
+      "drop-after-accept | drop-without-acting | delay=MS | status=CODE[,retry-after=SECONDS]";
+
+  private static final Pattern DELAY_FAULT = Pattern.compile("delay=(\\d{1,7})");
+  private static final Pattern STATUS_FAULT = Pattern.compile("status=([45]\\d\\d)(?:,retry-after=(\\d{1,5}))?");
+  private static final String DEFAULT_REGION = "us-east-1";
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final HttpServer server;
+  private final ExecutorService executor;
+
+  // All state below is guarded by this.
+  private final Map<String, ObjectNode> releases = new LinkedHashMap<>();
+  private final Map<String, ObjectNode> releasesByKey = new HashMap<>();
+  private final Map<String, Stored> responsesByKey = new HashMap<>();
+  private final Set<String> processingKeys = new HashSet<>();
+  private final List<LedgerEntry> ledger = new ArrayList<>();
+  private int releaseSeq;
+  private int notificationSeq;
+  private String armedFault;
+  private int armedCount;
+
+  private record Stored(JsonNode request, int status, String body, String location) {}
+
+  private record Reply(int status, String body, String location, boolean replayed, Handling handling, Integer retryAfter) {
+    Reply(int status, String body, String location, boolean replayed, Handling handling) {
+      this(status, body, location, replayed, handling, null);
+    }
+  }
+
+  /** A parsed fault. */
+  private record Fault(String spec, long delayMillis, int status, Integer retryAfter) {
+    boolean is(String name) {
+      return spec.equals(name);
+    }
+
+    static Fault parse(String spec) {
+      if (spec == null) {
+        return null;
+      }
+      String s = spec.trim();
+      if (s.equals(DROP_AFTER_ACCEPT) || s.equals(DROP_WITHOUT_ACTING)) {
+        return new Fault(s, 0, 0, null);
+      }
+      Matcher delay = DELAY_FAULT.matcher(s);
+      if (delay.matches()) {
+        return new Fault(s, Long.parseLong(delay.group(1)), 0, null);
+      }
+      Matcher status = STATUS_FAULT.matcher(s);
+      if (status.matches()) {
+        return new Fault(s, 0, Integer.parseInt(status.group(1)),
+            status.group(2) == null ? null : Integer.valueOf(status.group(2)));
+      }
+      return null;
+    }
+  }
+
+  private DemoTarget(HttpServer server, ExecutorService executor) {
+    this.server = server;
+    this.executor = executor;
+  }
+
+  /** Starts listening on {@code host:port} ({@code port} 0 picks a free port). */
+  public static DemoTarget start(String host, int port) throws IOException {
+    Objects.requireNonNull(host, "host == null");
+    HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 50);
+    AtomicInteger threads = new AtomicInteger();
+    ExecutorService executor = Executors.newCachedThreadPool(r -> {
+      Thread t = new Thread(r, "demo-target-" + threads.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    });
+    DemoTarget target = new DemoTarget(server, executor);
+    server.setExecutor(executor);
+    server.createContext("/", target::handle);
+    server.start();
+    return target;
+  }
+
+  public int port() {
+    return server.getAddress().getPort();
+  }
+
+  public String host() {
+    return server.getAddress().getHostString();
+  }
+
+  /** Base URL, e.g. {@code http://127.0.0.1:8766}. */
+  public String url() {
+    return "http://" + host() + ":" + port();
+  }
+
+  /** Every request received on the API so far, oldest first. */
+  public synchronized List<LedgerEntry> ledger() {
+    return List.copyOf(ledger);
+  }
+
+  /** Requests received with this Idempotency-Key, whatever the target did with them: what was sent. */
+  public synchronized long received(String key) {
+    return ledger.stream().filter(e -> key.equals(e.key())).count();
+  }
+
+  /** Requests with this Idempotency-Key that made the target act: what happened. */
+  public synchronized long acted(String key) {
+    return ledger.stream().filter(e -> key.equals(e.key()) && e.acted()).count();
+  }
+
+  /**
+   * Arms {@code fault} for the next {@code count} POST action requests, as {@code POST
+   * /admin/faults} does.
+   *
+   * @throws IllegalArgumentException for a fault outside {@link #FAULTS} or a count below 1
+   */
+  public synchronized void armFault(String fault, int count) {
+    if (Fault.parse(fault) == null) {
+      throw new IllegalArgumentException("Invalid fault '" + fault + "': expected " + FAULTS);
+    }
+    if (count < 1) {
+      throw new IllegalArgumentException("Invalid fault count: " + count);
+    }
+    armedFault = fault.trim();
+    armedCount = count;
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+    executor.shutdownNow();
+  }
+
+  private void handle(HttpExchange exchange) throws IOException {
+    try {
+      String method = exchange.getRequestMethod();
+      String path = exchange.getRequestURI().getPath();
+      String body = readBody(exchange.getRequestBody());
+      if (path.equals("/ledger") || path.startsWith("/admin/")) {
+        send(exchange, observerRoute(method, path, body));
+        return;
+      }
+      String key = exchange.getRequestHeaders().getFirst("Idempotency-Key");
+      int entry = receive(method, path, key, body);
+      Reply reply = act(exchange, entry, method, path, key, body);
+      if (reply != null) {
+        send(exchange, reply);
+      }
+      // A null reply: the connection is dropped. Closing the exchange before any response header
+      // closes the socket, so the client sees a dropped connection.
+    } finally {
+      exchange.close();
+    }
+  }
+
+  /** Handles an API request and records what was done; null when the connection is to be dropped. */
+  private Reply act(HttpExchange exchange, int entry, String method, String path, String key, String body) {
+    Fault fault = null;
+    try {
+      boolean action = method.equals("POST") && (path.equals("/v1/releases") || path.equals("/v1/notifications"));
+      if (action) {
+        String header = exchange.getRequestHeaders().getFirst(FAULT_HEADER);
+        fault = header != null ? Fault.parse(header) : takeArmedFault();
+        if (header != null && fault == null) {
+          return finish(entry, error(400, FAULT_HEADER + " must be " + FAULTS), null);
+        }
+      }
+      if (fault != null && fault.is(DROP_WITHOUT_ACTING)) {
+        finish(entry, Handling.DROPPED, null, fault);
+        return null;
+      }
+      if (fault != null && fault.status() > 0) {
+        return finish(entry, new Reply(fault.status(), errorBody("fault " + fault.spec() + ": nothing was done"), null,
+            false, Handling.REJECTED, fault.retryAfter()), fault);
+      }
+      String processing = action && path.equals("/v1/releases") ? key : null;
+      if (processing != null && !beginProcessing(processing)) {
+        return finish(entry, error(409, "a request with Idempotency-Key " + key + " is still being processed"), fault);
+      }
+      Reply reply;
+      try {
+        if (fault != null && fault.delayMillis() > 0) {
+          sleep(fault.delayMillis());
+        }
+        reply = route(method, path, key, body);
+      } finally {
+        if (processing != null) {
+          endProcessing(processing);
+        }
+      }
+      if (fault != null && fault.is(DROP_AFTER_ACCEPT)) {
+        finish(entry, reply.handling(), null, fault);
+        return null;
+      }
+      return finish(entry, reply, fault);
+    } catch (RuntimeException e) {
+      return finish(entry, error(500, "internal error: " + e), fault);
+    }
+  }
+
+  private Reply route(String method, String path, String key, String body) {
+    if (path.equals("/v1/releases")) {
+      return switch (method) {
+        case "POST" -> createRelease(key, body);
+        case "GET" -> listReleases();
+        default -> error(405, "method " + method + " not allowed on " + path);
+      };
+    }
+    if (path.equals("/v1/notifications")) {
+      return method.equals("POST") ? notify(body) : error(405, "method " + method + " not allowed on " + path);
+    }
+    if (path.startsWith("/v1/releases/by-key/") && method.equals("GET")) {
+      return releaseByKey(path.substring("/v1/releases/by-key/".length()));
+    }
+    if (path.startsWith("/v1/releases/") && method.equals("GET")) {
+      return releaseById(path.substring("/v1/releases/".length()));
+    }
+    return error(404, "no route for " + method + " " + path);
+  }
+
+  private Reply observerRoute(String method, String path, String body) {
+    if (path.equals("/ledger") && method.equals("GET")) {
+      return ledgerReply();
+    }
+    if (path.equals("/admin/faults") && method.equals("POST")) {
+      return armFault(body);
+    }
+    return error(404, "no route for " + method + " " + path);
+  }
+
+  private synchronized int receive(String method, String path, String key, String body) {
+    ledger.add(new LedgerEntry(ledger.size() + 1, method, path, key, body, Instant.now(), null, Handling.PROCESSING, null, null));
+    return ledger.size() - 1;
+  }
+
+  private Reply finish(int index, Reply reply, Fault fault) {
+    finish(index, reply.handling(), reply.status(), fault);
+    return reply;
+  }
+
+  private synchronized void finish(int index, Handling handling, Integer status, Fault fault) {
+    LedgerEntry e = ledger.get(index);
+    ledger.set(index, new LedgerEntry(e.seq(), e.method(), e.path(), e.key(), e.body(), e.time(), Instant.now(),
+        handling, status, fault == null ? null : fault.spec()));
+  }
+
+  private synchronized boolean beginProcessing(String key) {
+    return processingKeys.add(key);
+  }
+
+  private synchronized void endProcessing(String key) {
+    processingKeys.remove(key);
+  }
+
+  private synchronized Reply createRelease(String key, String body) {
+    JsonNode request = parseObject(body);
+    if (request == null) {
+      return error(400, "body must be a JSON object");
+    }
+    if (!request.path("service").isTextual() || !request.path("version").isTextual()) {
+      return error(400, "service and version are required strings");
+    }
+    if (request.has("region") && !request.get("region").isTextual()) {
+      return error(400, "region must be a string");
+    }
+    if (key != null) {
+      Stored stored = responsesByKey.get(key);
+      if (stored != null) {
+        if (!stored.request().equals(request)) {
+          return error(422, "Idempotency-Key " + key + " was used with a different request body");
+        }
+        return new Reply(stored.status(), stored.body(), stored.location(), true, Handling.REPLAYED);
+      }
+    }
+    String id = "rel_" + (++releaseSeq);
+    ObjectNode release = JSON.createObjectNode();
+    release.put("id", id);
+    release.put("service", request.get("service").textValue());
+    release.put("version", request.get("version").textValue());
+    release.put("region", request.path("region").asText(DEFAULT_REGION));
+    release.put("key", key);
+    releases.put(id, release);
+    String location = "/v1/releases/" + id;
+    if (key != null) {
+      releasesByKey.put(key, release);
+      responsesByKey.put(key, new Stored(request, 201, release.toString(), location));
+    }
+    return new Reply(201, release.toString(), location, false, Handling.ACTED);
+  }
+
+  private synchronized Reply notify(String body) {
+    JsonNode request = parseObject(body);
+    if (request == null) {
+      return error(400, "body must be a JSON object");
+    }
+    ObjectNode notification = JSON.createObjectNode();
+    notification.put("id", "ntf_" + (++notificationSeq));
+    notification.setAll((ObjectNode) request);
+    return new Reply(201, notification.toString(), null, false, Handling.ACTED);
+  }
+
+  private synchronized Reply listReleases() {
+    ArrayNode list = JSON.createArrayNode();
+    releases.values().forEach(list::add);
+    return new Reply(200, list.toString(), null, false, Handling.READ);
+  }
+
+  private synchronized Reply releaseByKey(String key) {
+    ObjectNode release = releasesByKey.get(key);
+    if (release != null) {
+      return new Reply(200, release.toString(), null, false, Handling.READ);
+    }
+    if (processingKeys.contains(key)) {
+      ObjectNode processing = JSON.createObjectNode();
+      processing.put("state", "processing");
+      processing.put("key", key);
+      return new Reply(202, processing.toString(), null, false, Handling.READ);
+    }
+    return new Reply(404, errorBody("no release with key " + key), null, false, Handling.READ);
+  }
+
+  private synchronized Reply releaseById(String id) {
+    ObjectNode release = releases.get(id);
+    return release == null
+        ? new Reply(404, errorBody("no release " + id), null, false, Handling.READ)
+        : new Reply(200, release.toString(), null, false, Handling.READ);
+  }
+
+  private synchronized Reply ledgerReply() {
+    ArrayNode list = JSON.createArrayNode();
+    for (LedgerEntry e : ledger) {
+      ObjectNode entry = list.addObject();
+      entry.put("seq", e.seq());
+      entry.put("method", e.method());
+      entry.put("path", e.path());
+      entry.put("key", e.key());
+      JsonNode parsed = parseObject(e.body());
+      if (parsed != null) {
+        entry.set("body", parsed);
+      } else {
+        entry.put("body", e.body());
+      }
+      entry.put("time", e.time().toString());
+      entry.put("finished", e.finished() == null ? null : e.finished().toString());
+      entry.put("handling", e.handling().wireName());
+      if (e.status() == null) {
+        entry.putNull("status");
+      } else {
+        entry.put("status", e.status());
+      }
+      entry.put("fault", e.fault());
+    }
+    return new Reply(200, list.toString(), null, false, Handling.READ);
+  }
+
+  private synchronized Reply armFault(String body) {
+    JsonNode request = parseObject(body);
+    String next = request == null ? null : request.path("next").asText(null);
+    int count = request == null ? 0 : request.path("count").asInt(1);
+    if (Fault.parse(next) == null) {
+      return error(400, "next must be " + FAULTS);
+    }
+    if (count < 1) {
+      return error(400, "count must be at least 1");
+    }
+    armFault(next, count);
+    ObjectNode armed = JSON.createObjectNode();
+    armed.put("next", armedFault);
+    armed.put("count", count);
+    return new Reply(200, armed.toString(), null, false, Handling.READ);
+  }
+
+  /** One use of the armed fault, or null. */
+  private synchronized Fault takeArmedFault() {
+    if (armedFault == null) {
+      return null;
+    }
+    Fault fault = Fault.parse(armedFault);
+    if (--armedCount == 0) {
+      armedFault = null;
+    }
+    return fault;
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static JsonNode parseObject(String body) {
+    try {
+      JsonNode node = JSON.readTree(body);
+      return node != null && node.isObject() ? node : null;
+    } catch (JsonProcessingException e) {
+      return null;
+    }
+  }
+
+  private static String errorBody(String message) {
+    ObjectNode error = JSON.createObjectNode();
+    error.put("error", message);
+    return error.toString();
+  }
+
+  private static Reply error(int status, String message) {
+    return new Reply(status, errorBody(message), null, false, Handling.REJECTED);
+  }
+
+  private static String readBody(InputStream in) throws IOException {
+    return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+  }
+
+  private static void send(HttpExchange exchange, Reply reply) throws IOException {
+    byte[] bytes = reply.body().getBytes(StandardCharsets.UTF_8);
+    exchange.getResponseHeaders().set("Content-Type", "application/json");
+    if (reply.location() != null) {
+      exchange.getResponseHeaders().set("Location", reply.location());
+    }
+    if (reply.replayed()) {
+      exchange.getResponseHeaders().set("Idempotent-Replayed", "true");
+    }
+    if (reply.retryAfter() != null) {
+      exchange.getResponseHeaders().set("Retry-After", String.valueOf(reply.retryAfter()));
+    }
+    exchange.sendResponseHeaders(reply.status(), bytes.length == 0 ? -1 : bytes.length);
+    exchange.getResponseBody().write(bytes);
+  }
+}

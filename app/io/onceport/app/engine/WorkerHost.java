@@ -1,0 +1,45 @@
+package io.onceport.app.engine;
+
+import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.workflow.WorkflowImplementations;
+import io.temporal.worker.Worker;
+import io.temporal.worker.WorkerFactory;
+import io.temporal.worker.WorkerFactoryOptions;
+import io.temporal.worker.WorkerOptions;
+import java.util.concurrent.TimeUnit;
+
+/** A worker polling one task queue: the ToolExecution and AgentSession workflows plus the given activity implementations. */
+public final class WorkerHost implements AutoCloseable {
+  private final WorkerFactory factory;
+
+  private WorkerHost(WorkerFactory factory) {
+    this.factory = factory;
+  }
+
+  /** As {@link #start(TemporalConnection, String, WorkerTuning, Object...)} with {@link WorkerTuning#DEFAULT}. */
+  public static WorkerHost start(TemporalConnection connection, String taskQueue, Object... activities) {
+    return start(connection, taskQueue, WorkerTuning.DEFAULT, activities);
+  }
+
+  /** Starts polling; {@code tuning} bounds the executions and threads cached workflows may hold. */
+  public static WorkerHost start(TemporalConnection connection, String taskQueue, WorkerTuning tuning, Object... activities) {
+    WorkerFactory factory = WorkerFactory.newInstance(connection.client(), WorkerFactoryOptions.newBuilder()
+        .setWorkflowCacheSize(tuning.workflowCacheSize())
+        .setMaxWorkflowThreadCount(tuning.maxWorkflowThreads())
+        .build());
+    // A cold or CPU-starved JVM can spend over a second loading classes inside a workflow task; the
+    // SDK's default 1 s deadlock detection would fail such a task (and any query replaying it).
+    Worker worker = factory.newWorker(taskQueue, WorkerOptions.newBuilder().setDefaultDeadlockDetectionTimeout(10_000).build());
+    worker.registerWorkflowImplementationTypes(WorkflowImplementations.types());
+    worker.registerActivitiesImplementations(activities);
+    factory.start();
+    return new WorkerHost(factory);
+  }
+
+  @Override
+  public void close() {
+    factory.shutdown();
+    factory.awaitTermination(5, TimeUnit.SECONDS);
+    factory.shutdownNow();
+  }
+}

@@ -1,0 +1,183 @@
+package io.onceport.app.runtime;
+
+import io.onceport.activity.auth.AuthorizationActivitiesImpl;
+import io.onceport.activity.auth.SessionAuthorities;
+import io.onceport.activity.auth.SessionAuthority;
+import io.onceport.activity.auth.TargetPolicy;
+import io.onceport.shared.codec.AesGcmPayloadCodec;
+import io.onceport.activity.vault.CredentialResolver;
+import io.onceport.activity.http.HttpChannel;
+import io.onceport.shared.codec.KeyRing;
+import io.onceport.activity.operator.OperatorRegistry;
+import io.onceport.frontend.auth.AgentRegistry;
+import io.onceport.app.codec.CodecServer;
+import io.onceport.frontend.contract.ContractSet;
+import io.onceport.frontend.fingerprint.ArgumentValidator;
+import io.onceport.frontend.fingerprint.FingerprintKey;
+import io.onceport.frontend.fingerprint.Fingerprinter;
+import io.onceport.frontend.gateway.ContractCallPreparation;
+import io.onceport.frontend.mcp.McpConfig;
+import io.onceport.frontend.mcp.McpServer;
+import io.onceport.frontend.ops.HealthChecks;
+import io.onceport.frontend.ops.Metrics;
+import io.onceport.frontend.ops.OpsRoutes;
+import io.onceport.frontend.read.DirectReads;
+import io.onceport.frontend.temporal.ExecutionDirectory;
+import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.frontend.temporal.TemporalExecutionGateway;
+import io.onceport.frontend.temporal.TemporalSessionRegistry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The front-end role: authenticates agents, prepares calls and attaches them to executions over
+ * Temporal; serves the codec server, {@code /metrics}, {@code /healthz} and {@code /readyz} on the
+ * same listener. Holds nothing that matters in memory: sessions are signed tokens, executions live
+ * in Temporal, so any number of front ends can serve the same agents.
+ */
+public final class FrontendRuntime implements AutoCloseable {
+  private final McpServer server;
+  private final TemporalExecutionGateway gateway;
+  private final ScheduledExecutorService reviewsCounter;
+
+  private FrontendRuntime(McpServer server, TemporalExecutionGateway gateway, ScheduledExecutorService reviewsCounter) {
+    this.server = server;
+    this.gateway = gateway;
+    this.reviewsCounter = reviewsCounter;
+  }
+
+  public static FrontendRuntime start(
+      TemporalConnection connection, String taskQueue, Path dataDir, ContractSet contracts, FrontendSettings settings,
+      Metrics metrics) {
+    return start(connection, taskQueue, dataDir, contracts, settings, metrics, ReadAccess.NONE);
+  }
+
+  /**
+   * What this process holds that the read path may use ({@link DirectReads}): {@code serve} passes
+   * the worker's vault and journal, a frontend-only process passes {@link #NONE} (its credentialed
+   * reads then take the durable path, where a worker resolves the credential).
+   *
+   * @param vault may be null
+   * @param journal may be null
+   */
+  public record ReadAccess(io.onceport.activity.vault.VaultService vault, DirectReads.ReadJournal journal) {
+    public static final ReadAccess NONE = new ReadAccess(null, null);
+  }
+
+  /** As {@link #start(TemporalConnection, String, Path, ContractSet, FrontendSettings, Metrics)}, with what reads may use. */
+  public static FrontendRuntime start(
+      TemporalConnection connection, String taskQueue, Path dataDir, ContractSet contracts, FrontendSettings settings,
+      Metrics metrics, ReadAccess access) {
+    java.util.Objects.requireNonNull(access, "access == null");
+    FingerprintKey key;
+    try {
+      key = FingerprintKey.loadOrCreate(dataDir);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read or create the fingerprint key under " + dataDir + ": " + e.getMessage(), e);
+    }
+    Fingerprinter fingerprinter = new Fingerprinter(key);
+    ContractCallPreparation preparation =
+        new ContractCallPreparation(contracts, new ArgumentValidator(), fingerprinter, settings.sessionPolicy());
+    ExecutionDirectory directory = new ExecutionDirectory(connection);
+    TemporalExecutionGateway gateway = new TemporalExecutionGateway(
+        connection, directory, taskQueue, preparation, frontEndId(), metrics);
+    AgentRegistry agents = new AgentRegistry(dataDir);
+    HealthChecks checks = new HealthChecks()
+        .add("temporal", HealthChecks.temporalReachable(connection.stubs()))
+        .add("contracts", () -> contracts.size() > 0);
+    // The codec server answers operators only (a codec token derived from an operator key, see
+    // OperatorRegistry); agent tokens are never accepted. Its /decode shows plain payloads as they are.
+    OperatorRegistry operators = new OperatorRegistry(dataDir);
+    CodecServer codec = new CodecServer(AesGcmPayloadCodec.forDisplay(KeyRing.loadOrCreate(dataDir)),
+        token -> !settings.codecAuth() || operators.authenticateCodecToken(token).isPresent(),
+        settings.codecUiOrigins(), CodecServer.DEFAULT_PREFIX);
+    OpsRoutes ops = new OpsRoutes(metrics, checks);
+    McpConfig config = McpConfig.newBuilder()
+        .listenHost(settings.listen().host()).listenPort(settings.listen().port())
+        .allowAnonymous(settings.allowAnonymous())
+        .allowedOrigins(settings.allowedOrigins())
+        .allowedHosts(settings.allowedHosts())
+        .extraRouteOrigins(settings.codecUiOrigins())
+        .callWait(settings.callWait())
+        .deliveryGrace(settings.deliveryGrace())
+        .sessionKey(sessionKey(key))
+        .sessionRegistry(new TemporalSessionRegistry(connection.client(), taskQueue, sessionWorkflowIds(key)))
+        .readPath(readPath(connection, taskQueue, key, contracts, settings, metrics, access))
+        .extraRoutes(routes -> {
+          codec.register(routes);
+          ops.register(routes);
+        })
+        .build();
+    McpServer server = new McpServer(config, gateway, agents::authenticate).start();
+    ScheduledExecutorService counter = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "onceport-reviews-gauge");
+      t.setDaemon(true);
+      return t;
+    });
+    counter.scheduleWithFixedDelay(() -> {
+      try {
+        metrics.reviewsWaiting(directory.countWaitingForOperators());
+      } catch (RuntimeException e) {
+        // Temporal unreachable for a moment: keep the last value; /readyz reports reachability.
+      }
+    }, 1, 15, TimeUnit.SECONDS);
+    return new FrontendRuntime(server, gateway, counter);
+  }
+
+  /** The read path with this process's own ladder: the same rungs as a worker's, with the vault it holds (or none). */
+  private static DirectReads readPath(TemporalConnection connection, String taskQueue, FingerprintKey key,
+      ContractSet contracts, FrontendSettings settings, Metrics metrics, ReadAccess access) {
+    String policy = settings.sessionPolicy() == null ? SessionAuthorities.OPERATOR : settings.sessionPolicy();
+    SessionAuthority auto = SessionAuthority.auto();
+    SessionAuthority operator = SessionAuthorities.forPolicy(SessionAuthorities.OPERATOR, connection.client(), taskQueue,
+        sessionWorkflowIds(key));
+    AuthorizationActivitiesImpl ladder = new AuthorizationActivitiesImpl(access.vault(),
+        SessionAuthorities.AUTO.equals(policy) ? auto : operator, java.time.Duration.ofMinutes(15), TargetPolicy.allowAll(),
+        p -> SessionAuthorities.AUTO.equals(p) ? auto : operator);
+    return new DirectReads(contracts, new ArgumentValidator(), ladder,
+        access.vault() == null ? CredentialResolver.NONE : access.vault(), HttpChannel.forReads(), settings.callWait(), policy,
+        metrics, access.journal());
+  }
+
+  /** Session workflow ids keyed with the fingerprint key: an agent cannot compute its session's workflow id. */
+  public static io.onceport.workflow.session.SessionWorkflowIds sessionWorkflowIds(FingerprintKey key) {
+    return io.onceport.workflow.session.SessionWorkflowIds.keyed(key::hmac);
+  }
+
+  /** The MCP session-signing key, derived from the data directory's fingerprint key. */
+  static byte[] sessionKey(FingerprintKey key) {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(
+          key.hmac("onceport/mcp-session-key").getBytes(StandardCharsets.UTF_8));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  static String frontEndId() {
+    return "frontend:" + ManagementFactory.getRuntimeMXBean().getName();
+  }
+
+  public int port() {
+    return server.port();
+  }
+
+  public TemporalExecutionGateway gateway() {
+    return gateway;
+  }
+
+  @Override
+  public void close() {
+    reviewsCounter.shutdownNow();
+    server.stop();
+    gateway.close(); // sends the evidence and delivery reports still owed to runs
+  }
+}

@@ -1,0 +1,102 @@
+package io.onceport.app.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.onceport.app.bench.BenchReport;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import picocli.CommandLine;
+
+/**
+ * {@code onceport bench} on the tiny budget: it starts what it needs, measures every subject, prints
+ * its figures (as JSON and as the table), stops everything and leaves no files. Not a timed test:
+ * nothing here asserts a speed, only that the bench measures and reports what it claims to.
+ */
+@Timeout(240)
+class BenchCommandTest {
+  private static final List<String> SUBJECTS = List.of("direct", "passthrough", "bare", "sse", "json", "read");
+
+  @Test
+  void tinyBenchMeasuresEverySubjectAndPrintsItsTable() throws Exception {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CommandLine cl = OnceportCommand.commandLine();
+    cl.setOut(new PrintWriter(out, true));
+    cl.setErr(new PrintWriter(err, true));
+
+    int code = cl.execute("bench", "--budget", "tiny", "--json");
+
+    assertEquals(0, code, "bench failed; stderr:\n" + err + "\nstdout:\n" + out);
+    JsonNode r = new ObjectMapper().readTree(out.toString());
+    assertTrue(err.toString().contains("bench: round 1/1, load "), "the host load is printed per round:\n" + err);
+    List<String> seen = new ArrayList<>();
+    for (JsonNode s : r.path("subjects")) {
+      seen.add(s.path("subject").asText());
+      if (s.has("skipped")) {
+        assertEquals("passthrough", s.path("subject").asText(), "only the pass-through may be skipped (no Node 22): " + s);
+        assertFalse(s.path("skipped").asText().isBlank());
+        continue;
+      }
+      assertEquals(0, s.path("errors").asLong(), "no call failed: " + s);
+      assertEquals(3, s.path("c1_calls").asInt(), "three C=1 calls measured: " + s);
+      assertTrue(s.path("p50_ms").asDouble() > 0 && s.path("p90_ms").asDouble() >= s.path("p50_ms").asDouble(), s.toString());
+      assertTrue(s.path("throughput_per_s").asDouble() > 0, s.toString());
+      assertTrue(s.path("cpu_ms_per_call").asDouble() > 0, s.toString());
+    }
+    assertEquals(SUBJECTS, seen);
+    JsonNode sse = r.path("subjects").get(3);
+    assertEquals("bare", sse.path("baseline").asText());
+    assertTrue(sse.path("throughput_ratio").asDouble() > 0, "a side-effecting call is compared with bare Temporal: " + sse);
+    JsonNode read = r.path("subjects").get(5);
+    assertEquals("passthrough", read.path("baseline").asText());
+    if (!r.path("subjects").get(1).has("skipped")) {
+      assertTrue(read.path("throughput_ratio").asDouble() > 0, "a read is compared with the pass-through: " + read);
+    }
+
+    JsonNode storm = r.path("storm");
+    assertEquals(20, storm.path("calls").asInt());
+    assertEquals(20, storm.path("answered").asInt(), storm.toString());
+    assertEquals(1, storm.path("execution_ids").asInt(), "identical calls share one execution: " + storm);
+    assertEquals(1, storm.path("dispatches").asInt(), "the target saw the storm's request once: " + storm);
+    assertTrue(storm.has("driver_floor_ms") && storm.has("beyond_floor_ms"), storm.toString());
+
+    JsonNode memory = r.path("memory");
+    assertEquals(2, memory.path("points").size(), memory.toString());
+    assertEquals(2, memory.path("points").get(0).path("after_calls").asInt());
+    assertEquals(20, memory.path("points").get(1).path("after_calls").asInt());
+    assertTrue(memory.path("points").get(1).path("heap_bytes").asLong() > 0, memory.toString());
+
+    JsonNode history = r.path("history").path("side_effecting");
+    assertTrue(history.path("workflow").asBoolean() && history.path("events").asInt() > 0, history.toString());
+
+    String table = BenchReport.text(r);
+    for (String row : List.of("direct POST to the target", "non-durable MCP pass-through", "bare Temporal, start + wait",
+        "Onceport side-effecting, SSE answer", "Onceport side-effecting, JSON answer", "Onceport read_only", "storm: 20 identical",
+        "memory: 20 sequential distinct calls", "history of one side-effecting call")) {
+      assertTrue(table.contains(row), "the table has '" + row + "':\n" + table);
+    }
+    assertTrue(table.contains("vs bare"), table);
+    assertFalse(Files.exists(Path.of(r.path("dir").asText())), "the bench deletes its temporary directory " + r.path("dir"));
+  }
+
+  @Test
+  void benchRefusesAnUnknownBudgetWithAMessage() {
+    StringWriter err = new StringWriter();
+    CommandLine cl = OnceportCommand.commandLine();
+    cl.setErr(new PrintWriter(err, true));
+    cl.setOut(new PrintWriter(new StringWriter(), true));
+    int code = cl.execute("bench", "--budget", "huge");
+    assertEquals(1, code);
+    assertTrue(err.toString().contains("--budget must be standard or tiny, not huge"), err.toString());
+  }
+}

@@ -1,0 +1,152 @@
+package io.onceport.app.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.onceport.frontend.temporal.ExecutionDirectory;
+import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.workflow.execution.ExecutionSearchAttributes;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class TemporalCliServerTest {
+  private static Path binary;
+  @TempDir Path data;
+
+  @BeforeAll
+  static void findCli() {
+    Optional<Path> found = TemporalCliServer.findBinary();
+    if (found.isEmpty() && Files.isExecutable(Path.of("/work/cache/bin/temporal"))) {
+      found = Optional.of(Path.of("/work/cache/bin/temporal"));
+    }
+    assumeTrue(found.isPresent(), "the Temporal CLI is not installed (bin/install-temporal-cli)");
+    binary = found.get();
+  }
+
+  @Test
+  void startsARealServerWithVisibilityAndSearchAttributesThenStops() throws Exception {
+    TemporalCliServer server = TemporalCliServer.start(binary, data, "127.0.0.1", 0, 0, false, null, Duration.ofSeconds(90));
+    try (TemporalConnection connection = TemporalConnection.connect(server.target(), "default", false, null, Duration.ofSeconds(10))) {
+      assertTrue(new ExecutionDirectory(connection).hasVisibility());
+      connection.registerSearchAttributes(); // already registered by --search-attribute: must be a no-op
+      HttpResponse<String> ui = HttpClient.newHttpClient().send(
+          HttpRequest.newBuilder(URI.create(server.uiUrl().orElseThrow())).timeout(Duration.ofSeconds(10)).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertEquals(200, ui.statusCode());
+      assertTrue(Files.exists(data.resolve("temporal.db")));
+    } finally {
+      server.close();
+    }
+    assertFalse(server.isAlive());
+    assertFalse(ProcessHandle.of(server.pid()).map(ProcessHandle::isAlive).orElse(false));
+  }
+
+  @Test
+  void searchAttributesAreRegisteredAndStateSurvivesARestart() throws Exception {
+    String workflowId;
+    TemporalCliServer first = TemporalCliServer.start(binary, data, "127.0.0.1", 0, 0, true, null, Duration.ofSeconds(90));
+    try (TemporalConnection connection = TemporalConnection.connect(first.target(), "default", false, null, Duration.ofSeconds(10))) {
+      var stub = connection.client().newUntypedWorkflowStub("SomeType",
+          io.temporal.client.WorkflowOptions.newBuilder().setTaskQueue("nobody-polls").setWorkflowId("durable-" + System.nanoTime())
+              .setTypedSearchAttributes(io.temporal.common.SearchAttributes.newBuilder()
+                  .set(ExecutionSearchAttributes.SA_EXECUTION_ID, "act_cli_test").build())
+              .build());
+      workflowId = stub.start().getWorkflowId();
+    } finally {
+      first.close();
+    }
+    TemporalCliServer second = TemporalCliServer.start(binary, data, "127.0.0.1", 0, 0, true, null, Duration.ofSeconds(90));
+    try (TemporalConnection connection = TemporalConnection.connect(second.target(), "default", false, null, Duration.ofSeconds(10))) {
+      var described = connection.client().newUntypedWorkflowStub(workflowId).describe();
+      assertEquals("act_cli_test", described.getTypedSearchAttributes().get(ExecutionSearchAttributes.SA_EXECUTION_ID));
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+      long found = 0;
+      while (found == 0 && System.nanoTime() < deadline) {
+        found = connection.client().listExecutions("OnceportExecutionId = 'act_cli_test'").count();
+        if (found == 0) {
+          Thread.sleep(250);
+        }
+      }
+      assertEquals(1, found);
+    } finally {
+      second.close();
+    }
+  }
+
+  @Test
+  void aServerThatCannotStartFailsWithItsOwnMessage() {
+    IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+        () -> TemporalCliServer.start(binary, data, "256.1.1.1", 17999, 0, true, null, Duration.ofSeconds(30)));
+    assertTrue(e.getMessage().startsWith("temporal server start-dev exited with status "), e.getMessage());
+  }
+
+  @Test
+  void aTakenPortFailsAtOnceAndALeftBehindServerIsNamedByItsPid() throws Exception {
+    try (java.net.ServerSocket busy = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+      IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+          () -> TemporalCliServer.start(binary, data, "127.0.0.1", busy.getLocalPort(), 0, true, null, Duration.ofSeconds(30)));
+      assertEquals("cannot start the Temporal CLI server: gRPC port (--embedded-port) 127.0.0.1:" + busy.getLocalPort()
+          + " is already in use: something is listening there (another Temporal server or onceport serve?); stop it, "
+          + "or choose another port", e.getMessage());
+    }
+    TemporalCliServer first = TemporalCliServer.start(binary, data, "127.0.0.1", 0, 0, true, null, Duration.ofSeconds(90));
+    try {
+      assertEquals(first.pid() + " " + first.target() + "\n", Files.readString(data.resolve(TemporalCliServer.PID_FILE)));
+      IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+          () -> TemporalCliServer.start(binary, data, "127.0.0.1", first.port(), 0, true, null, Duration.ofSeconds(30)));
+      assertTrue(e.getMessage().contains("is still running as pid " + first.pid() + " (left by an earlier onceport serve?); "
+          + "stop it with `kill " + first.pid() + "`"), e.getMessage());
+    } finally {
+      first.close();
+    }
+    assertFalse(Files.exists(data.resolve(TemporalCliServer.PID_FILE)), "a clean stop removes the pid file");
+  }
+
+  /** kill -9 of `serve --engine temporal-cli`: no shutdown hook runs, yet its Temporal server goes too. */
+  @Test
+  void theServerDiesWithItsServeOnKill9AndTheNextServeStartsItsOwn() throws Exception {
+    Path work = Files.createDirectories(data.resolve("work"));
+    Files.createDirectories(work.resolve("contracts"));
+    Files.copy(Path.of("contracts/list_releases.yaml"), work.resolve("contracts/list_releases.yaml"));
+    Path serveData = work.resolve("data");
+    String[] args = {"serve", "--engine", "temporal-cli", "--embedded-port", Integer.toString(io.onceport.testing.Cluster.freePort()),
+        "--ui-port", Integer.toString(io.onceport.testing.Cluster.freePort()), "--listen", "127.0.0.1:0",
+        "--data", serveData.toString(), "--session-authorization", "auto"};
+    long firstPid;
+    io.onceport.testing.ChildProcess serve = io.onceport.testing.ChildProcess.onceport(work, args);
+    try {
+      serve.awaitLine("onceport: MCP endpoint", Duration.ofSeconds(120));
+      firstPid = Long.parseLong(Files.readString(serveData.resolve(TemporalCliServer.PID_FILE)).split(" ")[0]);
+      assertTrue(ProcessHandle.of(firstPid).map(ProcessHandle::isAlive).orElse(false), "the Temporal server runs");
+      serve.kill9();
+    } finally {
+      serve.close();
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (ProcessHandle.of(firstPid).map(ProcessHandle::isAlive).orElse(false) && System.nanoTime() < deadline) {
+      Thread.sleep(100);
+    }
+    assertFalse(ProcessHandle.of(firstPid).map(ProcessHandle::isAlive).orElse(false),
+        "the Temporal server " + firstPid + " outlived its serve");
+    try (io.onceport.testing.ChildProcess again = io.onceport.testing.ChildProcess.onceport(work, args)) {
+      again.awaitLine("onceport: MCP endpoint", Duration.ofSeconds(120));
+      long secondPid = Long.parseLong(Files.readString(serveData.resolve(TemporalCliServer.PID_FILE)).split(" ")[0]);
+      assertTrue(secondPid != firstPid && ProcessHandle.of(secondPid).map(ProcessHandle::isAlive).orElse(false),
+          "a fresh server of its own: " + secondPid);
+    }
+  }
+}
