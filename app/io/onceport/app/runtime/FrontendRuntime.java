@@ -143,7 +143,8 @@ public final class FrontendRuntime implements AutoCloseable {
         SessionAuthorities.AUTO.equals(policy) ? auto : operator, java.time.Duration.ofMinutes(15), TargetPolicy.allowAll(),
         p -> SessionAuthorities.AUTO.equals(p) ? auto : operator);
     return new DirectReads(contracts, new ArgumentValidator(), ladder,
-        access.vault() == null ? CredentialResolver.NONE : access.vault(), HttpChannel.forReads(), settings.callWait(), policy,
+        new HttpReadChannel(HttpChannel.forReads(), access.vault() == null ? CredentialResolver.NONE : access.vault()),
+        settings.callWait(), policy,
         metrics, access.journal());
   }
 

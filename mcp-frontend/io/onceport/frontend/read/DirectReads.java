@@ -1,10 +1,6 @@
 package io.onceport.frontend.read;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.onceport.activity.vault.CredentialResolver;
-import io.onceport.activity.dispatch.DispatchChannel;
-import io.onceport.activity.dispatch.DispatchContext;
-import io.onceport.activity.vault.Credential;
 import io.onceport.frontend.contract.ContractSet;
 import io.onceport.frontend.fingerprint.ArgumentValidator;
 import io.onceport.frontend.fingerprint.InvalidArgumentsException;
@@ -76,8 +72,7 @@ public final class DirectReads implements ReadPath {
   private final ContractSet contracts;
   private final ArgumentValidator validator;
   private final AuthorizationActivities ladder;
-  private final CredentialResolver credentials;
-  private final DispatchChannel http;
+  private final ReadChannel http;
   private final Duration callWait;
   private final String sessionPolicy;
   private final io.onceport.frontend.ops.Metrics metrics;
@@ -85,19 +80,17 @@ public final class DirectReads implements ReadPath {
 
   /**
    * @param ladder this process's authorization ladder (with its vault, or none)
-   * @param credentials resolves credential references: the vault in serve, {@link CredentialResolver#NONE} otherwise
-   * @param http the read channel ({@code HttpChannel.forReads()})
+   * @param http sends a read: the HTTP read channel with the vault in serve, with no credentials otherwise
    * @param sessionPolicy the front end's {@code --session-authorization}, as on durable calls
    * @param metrics may be null
    * @param journal may be null (no journal in this process)
    */
   public DirectReads(ContractSet contracts, ArgumentValidator validator, AuthorizationActivities ladder,
-      CredentialResolver credentials, DispatchChannel http, Duration callWait, String sessionPolicy,
+      ReadChannel http, Duration callWait, String sessionPolicy,
       io.onceport.frontend.ops.Metrics metrics, ReadJournal journal) {
     this.contracts = Objects.requireNonNull(contracts, "contracts == null");
     this.validator = Objects.requireNonNull(validator, "validator == null");
     this.ladder = Objects.requireNonNull(ladder, "ladder == null");
-    this.credentials = Objects.requireNonNull(credentials, "credentials == null");
     this.http = Objects.requireNonNull(http, "http == null");
     this.callWait = Objects.requireNonNull(callWait, "callWait == null");
     this.sessionPolicy = sessionPolicy;
@@ -182,24 +175,9 @@ public final class DirectReads implements ReadPath {
       Answer answer = null;
       for (int attempt = 1; answer == null; attempt++) {
         int n = attempt;
-        DispatchContext context = new DispatchContext() {
-          @Override
-          public void beforeSend() {
-            onStep.accept("sent to the target" + (n > 1 ? " (attempt " + n + ")" : ""));
-          }
-
-          @Override
-          public void heartbeat(String phase) {
-            // no activity to keep alive: the read runs on the caller's request
-          }
-
-          @Override
-          public Credential credential(String reference) {
-            return credentials.resolve(reference);
-          }
-        };
+        Runnable beforeSend = () -> onStep.accept("sent to the target" + (n > 1 ? " (attempt " + n + ")" : ""));
         try {
-          DispatchResult result = http.dispatch(new DispatchRequest(readId, "", contract, arguments, attempt), context);
+          DispatchResult result = http.send(new DispatchRequest(readId, "", contract, arguments, attempt), beforeSend);
           answer = new Answer(readId, result, (result.succeeded() ? "read completed" : "read failed")
               + (result.status() != null ? " with target status " + result.status() : "")
               + " (read_only: answered directly, without an execution identity; call again to read again)");

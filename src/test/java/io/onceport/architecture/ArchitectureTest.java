@@ -21,14 +21,18 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.EvaluationResult;
+import io.onceport.activity.archfixture.ActivityReachingIntoFrontEnd;
 import io.onceport.activity.dispatch.DispatchContext;
 import io.onceport.activity.dispatch.DispatchJournal;
 import io.onceport.activity.vault.Credential;
 import io.onceport.activity.vault.archfixture.VaultReachingIntoDispatch;
 import io.onceport.architecture.archfixture.ClientReachingIntoImplementations;
+import io.onceport.frontend.archfixture.FrontEndWiringAWorker;
 import io.onceport.frontend.contract.ContractLoader;
 import io.onceport.app.engine.EmbeddedEngine;
+import io.onceport.shared.archfixture.SharedReachingIntoWorkflows;
 import io.onceport.workflow.archfixture.NondeterministicWorkflowCode;
+import io.onceport.workflow.archfixture.WorkflowReachingIntoActivities;
 import io.onceport.workflow.archfixture.WorkflowReachingIntoFrontEnd;
 import io.onceport.workflow.contract.ToolContract;
 import java.util.List;
@@ -39,8 +43,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The dependency direction of ARCHITECTURE.md: mcp-frontend → workflows ← activities, and workflow
- * code stays deterministic (no I/O, no clocks, no randomness outside {@code Workflow.*}).
+ * The dependency direction of ARCHITECTURE.md: mcp-frontend → workflows ← activities, with
+ * {@code app/} (the composition root) wiring them and {@code shared/} (payload codec, private
+ * files) under both roles; and workflow code stays deterministic (no I/O, no clocks, no randomness
+ * outside {@code Workflow.*}).
  *
  * <p>Each rule added for issue 15 is also evaluated against a deliberately wrong fixture class
  * (test sources, packages ending in {@code archfixture}, never imported with the product) and
@@ -68,6 +74,34 @@ class ArchitectureTest {
       .should().dependOnClassesThat(resideInAPackage("io.onceport.workflow..").and(simpleNameEndingWith("WorkflowImpl")))
       .because("clients use the workflow interfaces, ExecutionSearchAttributes and WorkflowImplementations"
           + " (the bench's bare-Temporal baseline has a workflow implementation of its own)");
+
+  /** The five source roots, one top-level package each; a class elsewhere would escape the rules below. */
+  static final ArchRule EVERY_CLASS_IN_A_SOURCE_ROOT = classes().should().resideInAnyPackage(
+          "io.onceport.app..", "io.onceport.frontend..", "io.onceport.workflow..", "io.onceport.activity..", "io.onceport.shared..")
+      .because("the structure is visible from the folder names: app/, mcp-frontend/, workflows/, activities/, shared/");
+
+  static final ArchRule FRONT_END_DOES_NOT_DEPEND_ON_ACTIVITIES = noClasses().that().resideInAPackage("io.onceport.frontend..")
+      .should().dependOnClassesThat().resideInAPackage("io.onceport.activity..")
+      .because("the front end never talks to a target; what its read path needs from the worker's side"
+          + " (a channel with the vault's credentials) is an interface it owns, implemented in app/");
+
+  static final ArchRule ACTIVITIES_DO_NOT_DEPEND_ON_THE_FRONT_END = noClasses().that().resideInAPackage("io.onceport.activity..")
+      .should().dependOnClassesThat().resideInAPackage("io.onceport.frontend..")
+      .because("activities run on workers, which need no MCP front end");
+
+  static final ArchRule WORKFLOWS_DEPEND_ON_NEITHER_ROLE = noClasses().that().resideInAPackage("io.onceport.workflow..")
+      .should().dependOnClassesThat().resideInAnyPackage(
+          "io.onceport.activity..", "io.onceport.frontend..", "io.onceport.app..", "io.onceport.shared..")
+      .because("workflows/ is the deterministic model both roles build on; it does no I/O and knows neither role");
+
+  static final ArchRule SHARED_DEPENDS_ON_NO_ROLE = noClasses().that().resideInAPackage("io.onceport.shared..")
+      .should().dependOnClassesThat().resideInAnyPackage(
+          "io.onceport.app..", "io.onceport.frontend..", "io.onceport.workflow..", "io.onceport.activity..")
+      .because("shared/ holds what both roles use (payload codec, private files) and so depends on neither");
+
+  static final ArchRule ONLY_THE_APPLICATION_DEPENDS_ON_IT = noClasses().that().resideOutsideOfPackage("io.onceport.app..")
+      .should().dependOnClassesThat().resideInAPackage("io.onceport.app..")
+      .because("app/ is the composition root: it may depend on every root, and nothing depends on it");
 
   static final ArchRule VAULT_DOES_NOT_DEPEND_ON_DISPATCH = noClasses().that().resideInAPackage("io.onceport.activity.vault..")
       .should().dependOnClassesThat().resideInAPackage("io.onceport.activity.dispatch..")
@@ -116,21 +150,71 @@ class ArchitectureTest {
   static void importClasses() {
     classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
         .importUrl(ToolContract.class.getProtectionDomain().getCodeSource().getLocation());
-    assertTrue(classes.containPackage("io.onceport.frontend.mcp") && classes.containPackage("io.onceport.activity.http"), "product classes imported");
+    assertTrue(classes.containPackage("io.onceport.frontend.mcp") && classes.containPackage("io.onceport.activity.http")
+        && classes.containPackage("io.onceport.app.cli") && classes.containPackage("io.onceport.shared.codec"), "product classes imported");
+  }
+
+  @Test
+  void everyClassResidesInOneOfTheFiveSourceRootsPackages() {
+    EVERY_CLASS_IN_A_SOURCE_ROOT.check(classes);
+  }
+
+  @Test
+  void theSourceRootRuleReportsAClassOutsideThem() {
+    assertReports(EVERY_CLASS_IN_A_SOURCE_ROOT, fixtures(ClientReachingIntoImplementations.class), "io.onceport.architecture.archfixture");
+  }
+
+  @Test
+  void theFrontEndDoesNotDependOnActivities() {
+    FRONT_END_DOES_NOT_DEPEND_ON_ACTIVITIES.check(classes);
+  }
+
+  @Test
+  void theFrontEndRuleReportsFrontEndCodeResolvingCredentials() {
+    assertReports(FRONT_END_DOES_NOT_DEPEND_ON_ACTIVITIES, fixtures(FrontEndWiringAWorker.class), "CredentialResolver");
   }
 
   @Test
   void workflowsDependOnNeitherActivitiesNorTheFrontEnd() {
-    ArchRule rule = noClasses().that().resideInAPackage("io.onceport.workflow..")
-        .should().dependOnClassesThat().resideInAnyPackage("io.onceport.activity..", "io.onceport.frontend..");
-    rule.check(classes);
+    WORKFLOWS_DEPEND_ON_NEITHER_ROLE.check(classes);
+  }
+
+  @Test
+  void theWorkflowRuleReportsWorkflowCodeReachingActivitiesTheCodecAndTheFrontEnd() {
+    JavaClasses fixtures = fixtures(WorkflowReachingIntoActivities.class, WorkflowReachingIntoFrontEnd.class);
+    assertReports(WORKFLOWS_DEPEND_ON_NEITHER_ROLE, fixtures, "CredentialResolver");
+    assertReports(WORKFLOWS_DEPEND_ON_NEITHER_ROLE, fixtures, "Payloads");
+    assertReports(WORKFLOWS_DEPEND_ON_NEITHER_ROLE, fixtures, "ContractLoader");
   }
 
   @Test
   void activitiesDoNotDependOnTheFrontEnd() {
-    noClasses().that().resideInAPackage("io.onceport.activity..")
-        .should().dependOnClassesThat().resideInAPackage("io.onceport.frontend..")
-        .check(classes);
+    ACTIVITIES_DO_NOT_DEPEND_ON_THE_FRONT_END.check(classes);
+  }
+
+  @Test
+  void theActivitiesRuleReportsActivityCodeUsingAFrontEndType() {
+    assertReports(ACTIVITIES_DO_NOT_DEPEND_ON_THE_FRONT_END, fixtures(ActivityReachingIntoFrontEnd.class), "ToolCall");
+  }
+
+  @Test
+  void sharedCodeDependsOnNoRole() {
+    SHARED_DEPENDS_ON_NO_ROLE.check(classes);
+  }
+
+  @Test
+  void theSharedRuleReportsSharedCodeUsingTheWorkflowModel() {
+    assertReports(SHARED_DEPENDS_ON_NO_ROLE, fixtures(SharedReachingIntoWorkflows.class), "ToolContract");
+  }
+
+  @Test
+  void onlyTheApplicationDependsOnTheApplication() {
+    ONLY_THE_APPLICATION_DEPENDS_ON_IT.check(classes);
+  }
+
+  @Test
+  void theCompositionRootRuleReportsFrontEndCodeReachingIntoTheWorkerWiring() {
+    assertReports(ONLY_THE_APPLICATION_DEPENDS_ON_IT, fixtures(FrontEndWiringAWorker.class), "WorkerRuntime");
   }
 
   @Test
@@ -206,6 +290,12 @@ class ArchitectureTest {
     assertTrue(SLICES_FREE_OF_CYCLES.get(0).evaluate(topLevelCycle).hasViolation(), "workflow → frontend → workflow");
     JavaClasses featureCycle = fixtures(VaultReachingIntoDispatch.class, DispatchJournal.class, DispatchContext.class, Credential.class);
     assertTrue(SLICES_FREE_OF_CYCLES.get(1).evaluate(featureCycle).hasViolation(), "activity.vault → activity.dispatch → activity.vault");
+  }
+
+  /** The rule reports a violation on the fixtures whose description names {@code expected}. */
+  private static void assertReports(ArchRule rule, JavaClasses fixtures, String expected) {
+    List<String> details = rule.evaluate(fixtures).getFailureReport().getDetails();
+    assertTrue(details.stream().anyMatch(d -> d.contains(expected)), expected + " not in:\n" + String.join("\n", details));
   }
 
   private static JavaClasses fixtures(Class<?>... fixtures) {

@@ -11,6 +11,7 @@ import io.onceport.activity.auth.SessionAuthority;
 import io.onceport.activity.auth.TargetPolicy;
 import io.onceport.activity.vault.CredentialResolver;
 import io.onceport.activity.http.HttpChannel;
+import io.onceport.app.runtime.HttpReadChannel;
 import io.onceport.frontend.contract.ContractLoader;
 import io.onceport.frontend.contract.ContractSet;
 import io.onceport.frontend.fingerprint.ArgumentValidator;
@@ -64,7 +65,7 @@ class DirectReadsTest {
   DirectReads reads(SessionAuthority sessions, String policy) {
     AuthorizationActivitiesImpl ladder = new AuthorizationActivitiesImpl(null, sessions, Duration.ofMinutes(1),
         TargetPolicy.allowAll(), p -> sessions);
-    return new DirectReads(contracts, new ArgumentValidator(), ladder, CredentialResolver.NONE, HttpChannel.forReads(),
+    return new DirectReads(contracts, new ArgumentValidator(), ladder, new HttpReadChannel(HttpChannel.forReads(), CredentialResolver.NONE),
         Duration.ofSeconds(10), policy, null, null);
   }
 
