@@ -3,7 +3,7 @@ package io.onceport.app.cli;
 import io.onceport.shared.codec.Payloads;
 import io.onceport.activity.vault.VaultException;
 import io.onceport.activity.vault.VaultService;
-import io.onceport.frontend.ops.LogFormat;
+import io.onceport.app.logging.LogFormat;
 import io.onceport.frontend.ops.Metrics;
 import io.onceport.app.runtime.FrontendSettings;
 import io.onceport.app.runtime.HostPort;

@@ -1,4 +1,4 @@
-package io.onceport.frontend.ops;
+package io.onceport.app.logging;
 
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.ThrowableProxyUtil;

@@ -1,4 +1,4 @@
-package io.onceport.frontend.ops;
+package io.onceport.app.logging;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

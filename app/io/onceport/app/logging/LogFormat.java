@@ -1,4 +1,4 @@
-package io.onceport.frontend.ops;
+package io.onceport.app.logging;
 
 import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.joran.JoranConfigurator;
