@@ -3,11 +3,6 @@ package io.onceport.app.bench;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.onceport.workflow.execution.ExecutionRecord;
-import io.temporal.api.enums.v1.EventType;
-import io.temporal.api.enums.v1.WorkflowExecutionStatus;
-import io.temporal.api.history.v1.History;
-import io.temporal.api.history.v1.HistoryEvent;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
@@ -20,13 +15,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -37,14 +27,14 @@ import java.util.concurrent.TimeoutException;
  * One {@code onceport bench} run: every subject measured in the same process, against the same
  * target and engine, interleaved in rounds (C=1 calls alternate between subjects call by call; the
  * throughput batches run subject after subject in an order rotated every round), with the host's
- * load average printed at the start and end of each round. Then the per-call history, the memory
- * probe and, last, the storm. The result is one JSON document ({@link BenchReport} renders it as
- * text).
+ * load average printed at the start and end of each round. Then the per-call history ({@link
+ * BenchHistory}), the memory probe ({@link BenchMemory}) and, last, the storm ({@link BenchStorm}).
+ * The result is one JSON document ({@link BenchReport} renders it as text).
  */
 public final class Bench {
-  private final BenchSettings settings;
+  final BenchSettings settings;
   private final PrintWriter log;
-  private final String run = Long.toString(System.currentTimeMillis(), 36);
+  final String run = Long.toString(System.currentTimeMillis(), 36);
 
   public Bench(BenchSettings settings, PrintWriter log) {
     this.settings = settings;
@@ -76,15 +66,15 @@ public final class Bench {
         table.add(figures(s, subjects));
       }
       if (settings.runs("history")) {
-        out.set("history", section("history", () -> history(rig)));
+        out.set("history", section("history", () -> new BenchHistory(this).history(rig)));
       }
       // The storm goes last: an engine that cannot answer it keeps retrying its workflow task and
       // would slow everything measured after it.
       if (settings.runs("memory")) {
-        out.set("memory", section("memory", () -> memory(rig)));
+        out.set("memory", section("memory", () -> new BenchMemory(this).memory(rig)));
       }
       if (settings.runs("storm")) {
-        out.set("storm", section("storm", () -> storm(rig)));
+        out.set("storm", section("storm", () -> new BenchStorm(this).storm(rig)));
       }
     }
     out.put("seconds", Math.round((System.nanoTime() - started) / 1e8) / 10.0);
@@ -157,12 +147,12 @@ public final class Bench {
     return chosen;
   }
 
-  private String args(String subject, int n, boolean withRegion) {
+  String args(String subject, int n, boolean withRegion) {
     return "{\"service\":\"bench-" + subject + "\",\"version\":\"" + run + "-" + n + "\""
         + (withRegion ? ",\"region\":\"us-east-1\"" : "") + "}";
   }
 
-  private static void expectCompleted(JsonNode result) throws IOException {
+  static void expectCompleted(JsonNode result) throws IOException {
     JsonNode summary = result.path("_meta").path("onceport/execution");
     if (summary.isMissingNode()) {
       summary = result.path("structuredContent");
@@ -311,274 +301,12 @@ public final class Bench {
     return f;
   }
 
-  private static void put(ObjectNode f, String field, double v) {
+  static void put(ObjectNode f, String field, double v) {
     if (Double.isNaN(v) || Double.isInfinite(v)) {
       f.putNull(field);
     } else {
       f.put(field, Math.round(v * 1000) / 1000.0);
     }
-  }
-
-  // ---- history --------------------------------------------------------------------------------
-
-  /** What one simple side-effecting call and one read leave in Temporal. */
-  private ObjectNode history(BenchRig rig) throws Exception {
-    ObjectNode h = McpDriver.JSON.createObjectNode();
-    McpDriver d = new McpDriver(rig.http, rig.mcp(), rig.token).initialize();
-    JsonNode call = d.call(settings.tool(), args("history", 0, false), McpDriver.ACCEPT_JSON, settings.callTimeout());
-    h.set("side_effecting", historyOf(rig, call));
-    JsonNode read = d.call(BenchRig.READ_TOOL, "{\"id\":\"" + rig.releaseId + "\"}", McpDriver.ACCEPT_JSON, settings.callTimeout());
-    h.set("read_only", historyOf(rig, read));
-    return h;
-  }
-
-  private ObjectNode historyOf(BenchRig rig, JsonNode result) throws InterruptedException {
-    ObjectNode o = McpDriver.JSON.createObjectNode();
-    String executionId = result.path("_meta").path("onceport/execution").path("execution_id").asText(null);
-    if (executionId == null || executionId.isEmpty() || "null".equals(executionId)) {
-      o.put("workflow", false);
-      o.put("events", 0);
-      o.put("note", "no execution identity, no workflow");
-      return o;
-    }
-    Optional<ExecutionRecord> rec = rig.frontend.gateway().find(executionId);
-    if (rec.isEmpty()) {
-      o.put("error", "execution " + executionId + " not found");
-      return o;
-    }
-    String workflowId = rec.get().workflowId();
-    String runId = rec.get().runId();
-    // The delivery report arrives after the answer: wait (bounded) until the run closed.
-    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-    boolean closed = false;
-    while (System.nanoTime() < deadline) {
-      WorkflowExecutionStatus status = rig.connection.client().newUntypedWorkflowStub(workflowId, Optional.of(runId), Optional.empty())
-          .describe().getStatus();
-      if (status != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {
-        closed = true;
-        break;
-      }
-      Thread.sleep(50);
-    }
-    History history = rig.connection.client().fetchHistory(workflowId, runId).getHistory();
-    int tasks = 0;
-    Map<String, Integer> kinds = new LinkedHashMap<>();
-    for (HistoryEvent e : history.getEventsList()) {
-      if (e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED) {
-        tasks++;
-      }
-      String k = e.getEventType().name().replace("EVENT_TYPE_", "").toLowerCase();
-      kinds.merge(k, 1, Integer::sum);
-    }
-    o.put("workflow", true);
-    o.put("execution_id", executionId);
-    o.put("closed", closed);
-    o.put("events", history.getEventsCount());
-    o.put("bytes", history.getSerializedSize());
-    o.put("workflow_tasks", tasks);
-    ObjectNode byKind = o.putObject("by_type");
-    kinds.forEach(byKind::put);
-    return o;
-  }
-
-  // ---- storm ----------------------------------------------------------------------------------
-
-  /**
-   * {@code stormCalls} identical calls at once. The driver's floor is the same number of
-   * concurrent {@code ping}s to the same endpoint through a fresh client (connection set-up
-   * included, as in the storm): what the load driver and the HTTP stack cost without a tool.
-   */
-  private ObjectNode storm(BenchRig rig) throws Exception {
-    int n = settings.stormCalls();
-    say("bench: storm of " + n + " identical concurrent calls");
-    ObjectNode s = McpDriver.JSON.createObjectNode();
-    s.put("calls", n);
-    ExecutorService executor = Executors.newFixedThreadPool(8, r -> {
-      Thread t = new Thread(r, "bench-storm");
-      t.setDaemon(true);
-      return t;
-    });
-    try {
-      long floor = floor(rig, n, executor, s);
-      if (floor >= 0) {
-        s.put("driver_floor_ms", floor / 1_000_000);
-      }
-      HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(executor)
-          .connectTimeout(Duration.ofSeconds(30)).build();
-      McpDriver d = new McpDriver(http, rig.mcp(), rig.token).initialize();
-      String version = run + "-storm";
-      String args = "{\"service\":\"bench-storm\",\"version\":\"" + version + "\"}";
-      List<CompletableFuture<JsonNode>> calls = new ArrayList<>();
-      long t0 = System.nanoTime();
-      for (int i = 0; i < n; i++) {
-        calls.add(d.callAsync(settings.tool(), args, McpDriver.ACCEPT_JSON, settings.stormTimeout()));
-      }
-      try {
-        CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
-            .get(settings.stormTimeout().plusSeconds(5).toMillis(), TimeUnit.MILLISECONDS);
-      } catch (java.util.concurrent.ExecutionException | TimeoutException e) {
-        // counted below, call by call
-      }
-      long elapsed = System.nanoTime() - t0;
-      int answered = 0;
-      int completed = 0;
-      Set<String> ids = new HashSet<>();
-      Map<String, Integer> failures = new LinkedHashMap<>();
-      for (CompletableFuture<JsonNode> f : calls) {
-        if (f.isDone() && !f.isCompletedExceptionally()) {
-          answered++;
-          JsonNode summary = f.get().path("_meta").path("onceport/execution");
-          String id = summary.path("execution_id").asText(null);
-          if (id != null) {
-            ids.add(id);
-          }
-          if ("completed".equals(summary.path("state").asText())) {
-            completed++;
-          }
-        } else {
-          String why = f.isDone() ? rootMessage(f) : "no answer within " + settings.stormTimeout().toSeconds() + " s";
-          failures.merge(why, 1, Integer::sum);
-        }
-        f.cancel(true);
-      }
-      int dispatches = rig.actionsContaining(version);
-      s.put("answered", answered);
-      s.put("completed", completed);
-      s.put("execution_ids", ids.size());
-      s.put("dispatches", dispatches);
-      s.put("elapsed_ms", elapsed / 1_000_000);
-      if (floor >= 0) {
-        s.put("beyond_floor_ms", Math.max(0, (elapsed - floor) / 1_000_000));
-      }
-      if (!failures.isEmpty()) {
-        ObjectNode fo = s.putObject("unanswered");
-        failures.forEach(fo::put);
-      }
-      s.put("load_after", loadAverage());
-    } finally {
-      executor.shutdownNow();
-    }
-    return s;
-  }
-
-  /** The floor in nanoseconds, or -1 when some pings failed (counted in {@code driver_floor_failures}). */
-  private long floor(BenchRig rig, int n, ExecutorService executor, ObjectNode s) throws Exception {
-    HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(executor)
-        .connectTimeout(Duration.ofSeconds(30)).build();
-    McpDriver d = new McpDriver(http, rig.mcp(), rig.token).initialize();
-    List<CompletableFuture<Integer>> pings = new ArrayList<>();
-    long t0 = System.nanoTime();
-    for (int i = 0; i < n; i++) {
-      pings.add(d.pingAsync(settings.stormTimeout()));
-    }
-    try {
-      CompletableFuture.allOf(pings.toArray(CompletableFuture[]::new))
-          .get(settings.stormTimeout().toMillis(), TimeUnit.MILLISECONDS);
-    } catch (java.util.concurrent.ExecutionException | TimeoutException e) {
-      // counted below
-    }
-    long elapsed = System.nanoTime() - t0;
-    long failed = pings.stream().filter(p -> !p.isDone() || p.isCompletedExceptionally() || p.join() != 200).count();
-    pings.forEach(p -> p.cancel(true));
-    if (failed > 0) {
-      s.put("driver_floor_failures", failed);
-      return -1;
-    }
-    return elapsed;
-  }
-
-  private static String rootMessage(CompletableFuture<?> f) {
-    try {
-      f.join();
-      return "?";
-    } catch (RuntimeException e) {
-      Throwable t = e;
-      while (t.getCause() != null && t.getCause() != t) {
-        t = t.getCause();
-      }
-      return t.getClass().getSimpleName() + ": " + McpDriver.abbreviate(t.getMessage());
-    }
-  }
-
-  // ---- memory ---------------------------------------------------------------------------------
-
-  /** {@code memoryCalls} sequential distinct calls; heap after a full GC and RSS after a tenth and after all. */
-  private ObjectNode memory(BenchRig rig) throws Exception {
-    int n = settings.memoryCalls();
-    int first = n / 10;
-    say("bench: memory, " + n + " sequential distinct calls");
-    ObjectNode m = McpDriver.JSON.createObjectNode();
-    m.put("calls", n);
-    McpDriver d = new McpDriver(rig.http, rig.mcp(), rig.token).initialize();
-    int errors = 0;
-    int consecutive = 0;
-    String firstError = null;
-    long deadline = System.nanoTime() + Duration.ofMinutes(Math.max(2, n / 100)).toNanos();
-    ArrayNode points = m.putArray("points");
-    long t0 = System.nanoTime();
-    int done = 0;
-    for (int i = 1; i <= n; i++) {
-      try {
-        expectCompleted(d.call(settings.tool(), args("memory", i, false), McpDriver.ACCEPT_JSON, settings.callTimeout()));
-        consecutive = 0;
-      } catch (IOException e) {
-        errors++;
-        consecutive++;
-        if (firstError == null) {
-          firstError = McpDriver.abbreviate(e.getMessage());
-        }
-      }
-      done = i;
-      if (consecutive >= 20) {
-        points.add(memoryPoint(rig, i));
-        m.put("stopped_early", "20 calls in a row failed after " + i + " calls");
-        break;
-      }
-      if (i == first || i == n) {
-        points.add(memoryPoint(rig, i));
-        say("bench: memory after " + i + " calls: " + points.get(points.size() - 1));
-      }
-      if (System.nanoTime() > deadline) {
-        points.add(memoryPoint(rig, i));
-        m.put("stopped_early", "time limit reached after " + i + " calls");
-        break;
-      }
-    }
-    m.put("completed_calls", done - errors);
-    m.put("seconds", Math.round((System.nanoTime() - t0) / 1e8) / 10.0);
-    m.put("errors", errors);
-    if (firstError != null) {
-      m.put("first_error", firstError);
-    }
-    if (points.size() >= 2) {
-      JsonNode a = points.get(0);
-      JsonNode b = points.get(points.size() - 1);
-      put(m, "heap_growth", ratio(b.path("heap_bytes").asLong(), a.path("heap_bytes").asLong()));
-      put(m, "rss_growth", ratio(b.path("rss_bytes").asLong(), a.path("rss_bytes").asLong()));
-      if (a.has("engine_rss_bytes")) {
-        put(m, "engine_rss_growth", ratio(b.path("engine_rss_bytes").asLong(), a.path("engine_rss_bytes").asLong()));
-      }
-    }
-    return m;
-  }
-
-  private static double ratio(long after, long before) {
-    return before <= 0 || after < 0 ? Double.NaN : (after - before) / (double) before;
-  }
-
-  private ObjectNode memoryPoint(BenchRig rig, int calls) throws InterruptedException {
-    for (int i = 0; i < 2; i++) {
-      System.gc();
-      Thread.sleep(100);
-    }
-    ObjectNode p = McpDriver.JSON.createObjectNode();
-    p.put("after_calls", calls);
-    p.put("heap_bytes", ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
-    p.put("rss_bytes", ChildProcess.Rss.self());
-    if (rig.engineProcess != null) {
-      p.put("engine_rss_bytes", rig.engineProcess.rssBytes());
-    }
-    return p;
   }
 
   // ---- host -----------------------------------------------------------------------------------
@@ -593,7 +321,7 @@ public final class Bench {
     }
   }
 
-  private void say(String line) {
+  void say(String line) {
     log.println(line);
     log.flush();
   }

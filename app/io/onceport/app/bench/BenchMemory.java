@@ -1,0 +1,106 @@
+package io.onceport.app.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+
+/** The bench's memory section: heap after a full GC and RSS after a tenth of {@code memoryCalls} distinct calls and after all. */
+final class BenchMemory {
+  private final Bench bench;
+  private final BenchSettings settings;
+
+  BenchMemory(Bench bench) {
+    this.bench = bench;
+    this.settings = bench.settings;
+  }
+
+  /** {@code memoryCalls} sequential distinct calls; heap after a full GC and RSS after a tenth and after all. */
+  ObjectNode memory(BenchRig rig) throws Exception {
+    int n = settings.memoryCalls();
+    int first = n / 10;
+    say("bench: memory, " + n + " sequential distinct calls");
+    ObjectNode m = McpDriver.JSON.createObjectNode();
+    m.put("calls", n);
+    McpDriver d = new McpDriver(rig.http, rig.mcp(), rig.token).initialize();
+    int errors = 0;
+    int consecutive = 0;
+    String firstError = null;
+    long deadline = System.nanoTime() + Duration.ofMinutes(Math.max(2, n / 100)).toNanos();
+    ArrayNode points = m.putArray("points");
+    long t0 = System.nanoTime();
+    int done = 0;
+    for (int i = 1; i <= n; i++) {
+      try {
+        Bench.expectCompleted(d.call(settings.tool(), args("memory", i, false), McpDriver.ACCEPT_JSON, settings.callTimeout()));
+        consecutive = 0;
+      } catch (IOException e) {
+        errors++;
+        consecutive++;
+        if (firstError == null) {
+          firstError = McpDriver.abbreviate(e.getMessage());
+        }
+      }
+      done = i;
+      if (consecutive >= 20) {
+        points.add(memoryPoint(rig, i));
+        m.put("stopped_early", "20 calls in a row failed after " + i + " calls");
+        break;
+      }
+      if (i == first || i == n) {
+        points.add(memoryPoint(rig, i));
+        say("bench: memory after " + i + " calls: " + points.get(points.size() - 1));
+      }
+      if (System.nanoTime() > deadline) {
+        points.add(memoryPoint(rig, i));
+        m.put("stopped_early", "time limit reached after " + i + " calls");
+        break;
+      }
+    }
+    m.put("completed_calls", done - errors);
+    m.put("seconds", Math.round((System.nanoTime() - t0) / 1e8) / 10.0);
+    m.put("errors", errors);
+    if (firstError != null) {
+      m.put("first_error", firstError);
+    }
+    if (points.size() >= 2) {
+      JsonNode a = points.get(0);
+      JsonNode b = points.get(points.size() - 1);
+      Bench.put(m, "heap_growth", ratio(b.path("heap_bytes").asLong(), a.path("heap_bytes").asLong()));
+      Bench.put(m, "rss_growth", ratio(b.path("rss_bytes").asLong(), a.path("rss_bytes").asLong()));
+      if (a.has("engine_rss_bytes")) {
+        Bench.put(m, "engine_rss_growth", ratio(b.path("engine_rss_bytes").asLong(), a.path("engine_rss_bytes").asLong()));
+      }
+    }
+    return m;
+  }
+
+  private static double ratio(long after, long before) {
+    return before <= 0 || after < 0 ? Double.NaN : (after - before) / (double) before;
+  }
+
+  private ObjectNode memoryPoint(BenchRig rig, int calls) throws InterruptedException {
+    for (int i = 0; i < 2; i++) {
+      System.gc();
+      Thread.sleep(100);
+    }
+    ObjectNode p = McpDriver.JSON.createObjectNode();
+    p.put("after_calls", calls);
+    p.put("heap_bytes", ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
+    p.put("rss_bytes", ChildProcess.Rss.self());
+    if (rig.engineProcess != null) {
+      p.put("engine_rss_bytes", rig.engineProcess.rssBytes());
+    }
+    return p;
+  }
+
+  private String args(String subject, int n, boolean withRegion) {
+    return bench.args(subject, n, withRegion);
+  }
+
+  private void say(String line) {
+    bench.say(line);
+  }
+}

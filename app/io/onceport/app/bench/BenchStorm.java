@@ -1,0 +1,154 @@
+package io.onceport.app.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.net.http.HttpClient;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The bench's storm section: {@code stormCalls} identical calls at once, against the driver's floor
+ * (as many concurrent pings), counting answers, execution ids and dispatches at the target.
+ */
+final class BenchStorm {
+  private final Bench bench;
+  private final BenchSettings settings;
+  private final String run;
+
+  BenchStorm(Bench bench) {
+    this.bench = bench;
+    this.settings = bench.settings;
+    this.run = bench.run;
+  }
+
+  /**
+   * {@code stormCalls} identical calls at once. The driver's floor is the same number of
+   * concurrent {@code ping}s to the same endpoint through a fresh client (connection set-up
+   * included, as in the storm): what the load driver and the HTTP stack cost without a tool.
+   */
+  ObjectNode storm(BenchRig rig) throws Exception {
+    int n = settings.stormCalls();
+    say("bench: storm of " + n + " identical concurrent calls");
+    ObjectNode s = McpDriver.JSON.createObjectNode();
+    s.put("calls", n);
+    ExecutorService executor = Executors.newFixedThreadPool(8, r -> {
+      Thread t = new Thread(r, "bench-storm");
+      t.setDaemon(true);
+      return t;
+    });
+    try {
+      long floor = floor(rig, n, executor, s);
+      if (floor >= 0) {
+        s.put("driver_floor_ms", floor / 1_000_000);
+      }
+      HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(executor)
+          .connectTimeout(Duration.ofSeconds(30)).build();
+      McpDriver d = new McpDriver(http, rig.mcp(), rig.token).initialize();
+      String version = run + "-storm";
+      String args = "{\"service\":\"bench-storm\",\"version\":\"" + version + "\"}";
+      List<CompletableFuture<JsonNode>> calls = new ArrayList<>();
+      long t0 = System.nanoTime();
+      for (int i = 0; i < n; i++) {
+        calls.add(d.callAsync(settings.tool(), args, McpDriver.ACCEPT_JSON, settings.stormTimeout()));
+      }
+      try {
+        CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
+            .get(settings.stormTimeout().plusSeconds(5).toMillis(), TimeUnit.MILLISECONDS);
+      } catch (java.util.concurrent.ExecutionException | TimeoutException e) {
+        // counted below, call by call
+      }
+      long elapsed = System.nanoTime() - t0;
+      int answered = 0;
+      int completed = 0;
+      Set<String> ids = new HashSet<>();
+      Map<String, Integer> failures = new LinkedHashMap<>();
+      for (CompletableFuture<JsonNode> f : calls) {
+        if (f.isDone() && !f.isCompletedExceptionally()) {
+          answered++;
+          JsonNode summary = f.get().path("_meta").path("onceport/execution");
+          String id = summary.path("execution_id").asText(null);
+          if (id != null) {
+            ids.add(id);
+          }
+          if ("completed".equals(summary.path("state").asText())) {
+            completed++;
+          }
+        } else {
+          String why = f.isDone() ? rootMessage(f) : "no answer within " + settings.stormTimeout().toSeconds() + " s";
+          failures.merge(why, 1, Integer::sum);
+        }
+        f.cancel(true);
+      }
+      int dispatches = rig.actionsContaining(version);
+      s.put("answered", answered);
+      s.put("completed", completed);
+      s.put("execution_ids", ids.size());
+      s.put("dispatches", dispatches);
+      s.put("elapsed_ms", elapsed / 1_000_000);
+      if (floor >= 0) {
+        s.put("beyond_floor_ms", Math.max(0, (elapsed - floor) / 1_000_000));
+      }
+      if (!failures.isEmpty()) {
+        ObjectNode fo = s.putObject("unanswered");
+        failures.forEach(fo::put);
+      }
+      s.put("load_after", Bench.loadAverage());
+    } finally {
+      executor.shutdownNow();
+    }
+    return s;
+  }
+
+  /** The floor in nanoseconds, or -1 when some pings failed (counted in {@code driver_floor_failures}). */
+  private long floor(BenchRig rig, int n, ExecutorService executor, ObjectNode s) throws Exception {
+    HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(executor)
+        .connectTimeout(Duration.ofSeconds(30)).build();
+    McpDriver d = new McpDriver(http, rig.mcp(), rig.token).initialize();
+    List<CompletableFuture<Integer>> pings = new ArrayList<>();
+    long t0 = System.nanoTime();
+    for (int i = 0; i < n; i++) {
+      pings.add(d.pingAsync(settings.stormTimeout()));
+    }
+    try {
+      CompletableFuture.allOf(pings.toArray(CompletableFuture[]::new))
+          .get(settings.stormTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.ExecutionException | TimeoutException e) {
+      // counted below
+    }
+    long elapsed = System.nanoTime() - t0;
+    long failed = pings.stream().filter(p -> !p.isDone() || p.isCompletedExceptionally() || p.join() != 200).count();
+    pings.forEach(p -> p.cancel(true));
+    if (failed > 0) {
+      s.put("driver_floor_failures", failed);
+      return -1;
+    }
+    return elapsed;
+  }
+
+  private static String rootMessage(CompletableFuture<?> f) {
+    try {
+      f.join();
+      return "?";
+    } catch (RuntimeException e) {
+      Throwable t = e;
+      while (t.getCause() != null && t.getCause() != t) {
+        t = t.getCause();
+      }
+      return t.getClass().getSimpleName() + ": " + McpDriver.abbreviate(t.getMessage());
+    }
+  }
+
+  private void say(String line) {
+    bench.say(line);
+  }
+}
