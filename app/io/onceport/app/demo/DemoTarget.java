@@ -3,7 +3,6 @@ package io.onceport.app.demo;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
@@ -12,20 +11,12 @@ import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * A small releases API the demo contracts point at, and a recording target for tests. Its ledger
@@ -71,7 +62,9 @@ import java.util.regex.Pattern;
  * </ul>
  *
  * <p>Built on the JDK's HTTP server (HTTP/1.1, keep-alive) because dropping a connection needs the
- * raw exchange: closing an exchange before sending response headers closes its socket.
+ * raw exchange: closing an exchange before sending response headers closes its socket. This class
+ * is the HTTP side and applies faults per request; the API's state is {@link Releases}, the ledger
+ * {@link Ledger}, the armed fault {@link ArmedFaults}, each guarded by its own lock.
  */
 public final class DemoTarget implements AutoCloseable {
   /** What the target did with one request. */
@@ -133,59 +126,13 @@ public final class DemoTarget implements AutoCloseable {
   public static final String FAULTS =
       "drop-after-accept | drop-without-acting | delay=MS | status=CODE[,retry-after=SECONDS]";
 
-  private static final Pattern DELAY_FAULT = Pattern.compile("delay=(\\d{1,7})");
-  private static final Pattern STATUS_FAULT = Pattern.compile("status=([45]\\d\\d)(?:,retry-after=(\\d{1,5}))?");
-  private static final String DEFAULT_REGION = "us-east-1";
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final HttpServer server;
   private final ExecutorService executor;
-
-  // All state below is guarded by this.
-  private final Map<String, ObjectNode> releases = new LinkedHashMap<>();
-  private final Map<String, ObjectNode> releasesByKey = new HashMap<>();
-  private final Map<String, Stored> responsesByKey = new HashMap<>();
-  private final Set<String> processingKeys = new HashSet<>();
-  private final List<LedgerEntry> ledger = new ArrayList<>();
-  private int releaseSeq;
-  private int notificationSeq;
-  private String armedFault;
-  private int armedCount;
-
-  private record Stored(JsonNode request, int status, String body, String location) {}
-
-  private record Reply(int status, String body, String location, boolean replayed, Handling handling, Integer retryAfter) {
-    Reply(int status, String body, String location, boolean replayed, Handling handling) {
-      this(status, body, location, replayed, handling, null);
-    }
-  }
-
-  /** A parsed fault. */
-  private record Fault(String spec, long delayMillis, int status, Integer retryAfter) {
-    boolean is(String name) {
-      return spec.equals(name);
-    }
-
-    static Fault parse(String spec) {
-      if (spec == null) {
-        return null;
-      }
-      String s = spec.trim();
-      if (s.equals(DROP_AFTER_ACCEPT) || s.equals(DROP_WITHOUT_ACTING)) {
-        return new Fault(s, 0, 0, null);
-      }
-      Matcher delay = DELAY_FAULT.matcher(s);
-      if (delay.matches()) {
-        return new Fault(s, Long.parseLong(delay.group(1)), 0, null);
-      }
-      Matcher status = STATUS_FAULT.matcher(s);
-      if (status.matches()) {
-        return new Fault(s, 0, Integer.parseInt(status.group(1)),
-            status.group(2) == null ? null : Integer.valueOf(status.group(2)));
-      }
-      return null;
-    }
-  }
+  private final Releases releases = new Releases();
+  private final Ledger ledger = new Ledger();
+  private final ArmedFaults faults = new ArmedFaults();
 
   private DemoTarget(HttpServer server, ExecutorService executor) {
     this.server = server;
@@ -223,18 +170,18 @@ public final class DemoTarget implements AutoCloseable {
   }
 
   /** Every request received on the API so far, oldest first. */
-  public synchronized List<LedgerEntry> ledger() {
-    return List.copyOf(ledger);
+  public List<LedgerEntry> ledger() {
+    return ledger.entries();
   }
 
   /** Requests received with this Idempotency-Key, whatever the target did with them: what was sent. */
-  public synchronized long received(String key) {
-    return ledger.stream().filter(e -> key.equals(e.key())).count();
+  public long received(String key) {
+    return ledger.received(key);
   }
 
   /** Requests with this Idempotency-Key that made the target act: what happened. */
-  public synchronized long acted(String key) {
-    return ledger.stream().filter(e -> key.equals(e.key()) && e.acted()).count();
+  public long acted(String key) {
+    return ledger.acted(key);
   }
 
   /**
@@ -243,15 +190,8 @@ public final class DemoTarget implements AutoCloseable {
    *
    * @throws IllegalArgumentException for a fault outside {@link #FAULTS} or a count below 1
    */
-  public synchronized void armFault(String fault, int count) {
-    if (Fault.parse(fault) == null) {
-      throw new IllegalArgumentException("Invalid fault '" + fault + "': expected " + FAULTS);
-    }
-    if (count < 1) {
-      throw new IllegalArgumentException("Invalid fault count: " + count);
-    }
-    armedFault = fault.trim();
-    armedCount = count;
+  public void armFault(String fault, int count) {
+    faults.armFault(fault, count);
   }
 
   @Override
@@ -270,7 +210,7 @@ public final class DemoTarget implements AutoCloseable {
         return;
       }
       String key = exchange.getRequestHeaders().getFirst("Idempotency-Key");
-      int entry = receive(method, path, key, body);
+      int entry = ledger.receive(method, path, key, body);
       Reply reply = act(exchange, entry, method, path, key, body);
       if (reply != null) {
         send(exchange, reply);
@@ -289,13 +229,13 @@ public final class DemoTarget implements AutoCloseable {
       boolean action = method.equals("POST") && (path.equals("/v1/releases") || path.equals("/v1/notifications"));
       if (action) {
         String header = exchange.getRequestHeaders().getFirst(FAULT_HEADER);
-        fault = header != null ? Fault.parse(header) : takeArmedFault();
+        fault = header != null ? Fault.parse(header) : faults.takeArmedFault();
         if (header != null && fault == null) {
           return finish(entry, error(400, FAULT_HEADER + " must be " + FAULTS), null);
         }
       }
       if (fault != null && fault.is(DROP_WITHOUT_ACTING)) {
-        finish(entry, Handling.DROPPED, null, fault);
+        ledger.finish(entry, Handling.DROPPED, null, fault);
         return null;
       }
       if (fault != null && fault.status() > 0) {
@@ -303,7 +243,7 @@ public final class DemoTarget implements AutoCloseable {
             false, Handling.REJECTED, fault.retryAfter()), fault);
       }
       String processing = action && path.equals("/v1/releases") ? key : null;
-      if (processing != null && !beginProcessing(processing)) {
+      if (processing != null && !releases.beginProcessing(processing)) {
         return finish(entry, error(409, "a request with Idempotency-Key " + key + " is still being processed"), fault);
       }
       Reply reply;
@@ -311,14 +251,14 @@ public final class DemoTarget implements AutoCloseable {
         if (fault != null && fault.delayMillis() > 0) {
           sleep(fault.delayMillis());
         }
-        reply = route(method, path, key, body);
+        reply = releases.route(method, path, key, body);
       } finally {
         if (processing != null) {
-          endProcessing(processing);
+          releases.endProcessing(processing);
         }
       }
       if (fault != null && fault.is(DROP_AFTER_ACCEPT)) {
-        finish(entry, reply.handling(), null, fault);
+        ledger.finish(entry, reply.handling(), null, fault);
         return null;
       }
       return finish(entry, reply, fault);
@@ -327,188 +267,19 @@ public final class DemoTarget implements AutoCloseable {
     }
   }
 
-  private Reply route(String method, String path, String key, String body) {
-    if (path.equals("/v1/releases")) {
-      return switch (method) {
-        case "POST" -> createRelease(key, body);
-        case "GET" -> listReleases();
-        default -> error(405, "method " + method + " not allowed on " + path);
-      };
-    }
-    if (path.equals("/v1/notifications")) {
-      return method.equals("POST") ? notify(body) : error(405, "method " + method + " not allowed on " + path);
-    }
-    if (path.startsWith("/v1/releases/by-key/") && method.equals("GET")) {
-      return releaseByKey(path.substring("/v1/releases/by-key/".length()));
-    }
-    if (path.startsWith("/v1/releases/") && method.equals("GET")) {
-      return releaseById(path.substring("/v1/releases/".length()));
-    }
-    return error(404, "no route for " + method + " " + path);
-  }
-
   private Reply observerRoute(String method, String path, String body) {
     if (path.equals("/ledger") && method.equals("GET")) {
-      return ledgerReply();
+      return ledger.ledgerReply();
     }
     if (path.equals("/admin/faults") && method.equals("POST")) {
-      return armFault(body);
+      return faults.armFault(body);
     }
     return error(404, "no route for " + method + " " + path);
-  }
-
-  private synchronized int receive(String method, String path, String key, String body) {
-    ledger.add(new LedgerEntry(ledger.size() + 1, method, path, key, body, Instant.now(), null, Handling.PROCESSING, null, null));
-    return ledger.size() - 1;
   }
 
   private Reply finish(int index, Reply reply, Fault fault) {
-    finish(index, reply.handling(), reply.status(), fault);
+    ledger.finish(index, reply.handling(), reply.status(), fault);
     return reply;
-  }
-
-  private synchronized void finish(int index, Handling handling, Integer status, Fault fault) {
-    LedgerEntry e = ledger.get(index);
-    ledger.set(index, new LedgerEntry(e.seq(), e.method(), e.path(), e.key(), e.body(), e.time(), Instant.now(),
-        handling, status, fault == null ? null : fault.spec()));
-  }
-
-  private synchronized boolean beginProcessing(String key) {
-    return processingKeys.add(key);
-  }
-
-  private synchronized void endProcessing(String key) {
-    processingKeys.remove(key);
-  }
-
-  private synchronized Reply createRelease(String key, String body) {
-    JsonNode request = parseObject(body);
-    if (request == null) {
-      return error(400, "body must be a JSON object");
-    }
-    if (!request.path("service").isTextual() || !request.path("version").isTextual()) {
-      return error(400, "service and version are required strings");
-    }
-    if (request.has("region") && !request.get("region").isTextual()) {
-      return error(400, "region must be a string");
-    }
-    if (key != null) {
-      Stored stored = responsesByKey.get(key);
-      if (stored != null) {
-        if (!stored.request().equals(request)) {
-          return error(422, "Idempotency-Key " + key + " was used with a different request body");
-        }
-        return new Reply(stored.status(), stored.body(), stored.location(), true, Handling.REPLAYED);
-      }
-    }
-    String id = "rel_" + (++releaseSeq);
-    ObjectNode release = JSON.createObjectNode();
-    release.put("id", id);
-    release.put("service", request.get("service").textValue());
-    release.put("version", request.get("version").textValue());
-    release.put("region", request.path("region").asText(DEFAULT_REGION));
-    release.put("key", key);
-    releases.put(id, release);
-    String location = "/v1/releases/" + id;
-    if (key != null) {
-      releasesByKey.put(key, release);
-      responsesByKey.put(key, new Stored(request, 201, release.toString(), location));
-    }
-    return new Reply(201, release.toString(), location, false, Handling.ACTED);
-  }
-
-  private synchronized Reply notify(String body) {
-    JsonNode request = parseObject(body);
-    if (request == null) {
-      return error(400, "body must be a JSON object");
-    }
-    ObjectNode notification = JSON.createObjectNode();
-    notification.put("id", "ntf_" + (++notificationSeq));
-    notification.setAll((ObjectNode) request);
-    return new Reply(201, notification.toString(), null, false, Handling.ACTED);
-  }
-
-  private synchronized Reply listReleases() {
-    ArrayNode list = JSON.createArrayNode();
-    releases.values().forEach(list::add);
-    return new Reply(200, list.toString(), null, false, Handling.READ);
-  }
-
-  private synchronized Reply releaseByKey(String key) {
-    ObjectNode release = releasesByKey.get(key);
-    if (release != null) {
-      return new Reply(200, release.toString(), null, false, Handling.READ);
-    }
-    if (processingKeys.contains(key)) {
-      ObjectNode processing = JSON.createObjectNode();
-      processing.put("state", "processing");
-      processing.put("key", key);
-      return new Reply(202, processing.toString(), null, false, Handling.READ);
-    }
-    return new Reply(404, errorBody("no release with key " + key), null, false, Handling.READ);
-  }
-
-  private synchronized Reply releaseById(String id) {
-    ObjectNode release = releases.get(id);
-    return release == null
-        ? new Reply(404, errorBody("no release " + id), null, false, Handling.READ)
-        : new Reply(200, release.toString(), null, false, Handling.READ);
-  }
-
-  private synchronized Reply ledgerReply() {
-    ArrayNode list = JSON.createArrayNode();
-    for (LedgerEntry e : ledger) {
-      ObjectNode entry = list.addObject();
-      entry.put("seq", e.seq());
-      entry.put("method", e.method());
-      entry.put("path", e.path());
-      entry.put("key", e.key());
-      JsonNode parsed = parseObject(e.body());
-      if (parsed != null) {
-        entry.set("body", parsed);
-      } else {
-        entry.put("body", e.body());
-      }
-      entry.put("time", e.time().toString());
-      entry.put("finished", e.finished() == null ? null : e.finished().toString());
-      entry.put("handling", e.handling().wireName());
-      if (e.status() == null) {
-        entry.putNull("status");
-      } else {
-        entry.put("status", e.status());
-      }
-      entry.put("fault", e.fault());
-    }
-    return new Reply(200, list.toString(), null, false, Handling.READ);
-  }
-
-  private synchronized Reply armFault(String body) {
-    JsonNode request = parseObject(body);
-    String next = request == null ? null : request.path("next").asText(null);
-    int count = request == null ? 0 : request.path("count").asInt(1);
-    if (Fault.parse(next) == null) {
-      return error(400, "next must be " + FAULTS);
-    }
-    if (count < 1) {
-      return error(400, "count must be at least 1");
-    }
-    armFault(next, count);
-    ObjectNode armed = JSON.createObjectNode();
-    armed.put("next", armedFault);
-    armed.put("count", count);
-    return new Reply(200, armed.toString(), null, false, Handling.READ);
-  }
-
-  /** One use of the armed fault, or null. */
-  private synchronized Fault takeArmedFault() {
-    if (armedFault == null) {
-      return null;
-    }
-    Fault fault = Fault.parse(armedFault);
-    if (--armedCount == 0) {
-      armedFault = null;
-    }
-    return fault;
   }
 
   private static void sleep(long millis) {
@@ -519,7 +290,7 @@ public final class DemoTarget implements AutoCloseable {
     }
   }
 
-  private static JsonNode parseObject(String body) {
+  static JsonNode parseObject(String body) {
     try {
       JsonNode node = JSON.readTree(body);
       return node != null && node.isObject() ? node : null;
@@ -528,13 +299,13 @@ public final class DemoTarget implements AutoCloseable {
     }
   }
 
-  private static String errorBody(String message) {
+  static String errorBody(String message) {
     ObjectNode error = JSON.createObjectNode();
     error.put("error", message);
     return error.toString();
   }
 
-  private static Reply error(int status, String message) {
+  static Reply error(int status, String message) {
     return new Reply(status, errorBody(message), null, false, Handling.REJECTED);
   }
 
