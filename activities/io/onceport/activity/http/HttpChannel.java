@@ -1,38 +1,41 @@
 package io.onceport.activity.http;
 
+import static io.onceport.activity.http.HttpAnswers.toResult;
+import static io.onceport.activity.http.HttpRequests.JSON;
+import static io.onceport.activity.http.HttpRequests.applyHeaders;
+import static io.onceport.activity.http.HttpRequests.bodyFor;
+import static io.onceport.activity.http.HttpRequests.credential;
+import static io.onceport.activity.http.HttpRequests.httpSpec;
+import static io.onceport.activity.http.HttpRequests.newRequest;
+import static io.onceport.activity.http.HttpRequests.requiresBody;
+import static io.onceport.activity.http.HttpRequests.setHeader;
+import static io.onceport.activity.http.HttpRequests.setMethod;
+
 import io.onceport.activity.dispatch.DispatchChannel;
 import io.onceport.activity.dispatch.DispatchContext;
 import io.onceport.activity.vault.Credential;
 import io.onceport.workflow.ErrorTypes;
 import io.onceport.workflow.contract.HttpSpec;
 import io.onceport.workflow.contract.StatusSpec;
-import io.onceport.workflow.contract.ToolContract;
 import io.onceport.workflow.dispatch.DispatchRequest;
 import io.onceport.workflow.dispatch.DispatchResult;
 import io.onceport.workflow.dispatch.StatusResult;
 import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
-import java.io.Reader;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import okhttp3.Authenticator;
 import okhttp3.Call;
 import okhttp3.ConnectionPool;
-import okhttp3.Credentials;
 import okhttp3.EventListener;
 import okhttp3.HttpUrl;
-import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
-import okhttp3.ResponseBody;
 
 /**
  * Sends HTTP tool calls with OkHttp and classifies every failure by what crossed the wire.
@@ -70,7 +73,8 @@ import okhttp3.ResponseBody;
  * <p>Result headers kept (lower-cased): {@link #SELECTED_HEADERS} plus the contract's idempotency
  * header. Bodies are decoded with the response charset (UTF-8 by default) and capped at
  * {@link DispatchResult#BODY_CAP} characters. Failure messages name the method and URL (without its
- * query) and never a credential.
+ * query) and never a credential. {@link HttpRequests} builds the request from the contract, {@link
+ * HttpAnswers} reads the answer into the result.
  */
 public final class HttpChannel implements DispatchChannel {
   /** Response headers copied into the result. */
@@ -88,8 +92,6 @@ public final class HttpChannel implements DispatchChannel {
 
   /** Same-origin redirects a GET/HEAD status query follows before taking the 3xx as its answer. */
   public static final int MAX_STATUS_REDIRECTS = 5;
-
-  private static final MediaType JSON = MediaType.get("application/json; charset=utf-8");
 
   private final OkHttpClient strict;
 
@@ -265,19 +267,6 @@ public final class HttpChannel implements DispatchChannel {
     return a.scheme().equals(b.scheme()) && a.host().equals(b.host()) && a.port() == b.port();
   }
 
-  /** Methods whose request must carry a body (OkHttp refuses them without one). */
-  static boolean requiresBody(String method) {
-    return method.equals("POST") || method.equals("PUT") || method.equals("PATCH");
-  }
-
-  private static HttpSpec httpSpec(DispatchRequest request) {
-    ToolContract contract = request.contract();
-    if (contract.channel() != ToolContract.Channel.HTTP || contract.http() == null) {
-      throw HttpTemplates.invalid("Tool " + contract.tool() + " is not an http tool");
-    }
-    return contract.http();
-  }
-
   private static OkHttpClient.Builder withTimeouts(OkHttpClient.Builder builder, long timeoutMillis) {
     Duration timeout = Duration.ofMillis(timeoutMillis);
     return builder
@@ -285,139 +274,6 @@ public final class HttpChannel implements DispatchChannel {
         .connectTimeout(timeout)
         .readTimeout(timeout)
         .writeTimeout(timeout);
-  }
-
-  private static Request.Builder newRequest(String method, String url) {
-    HttpUrl parsed = HttpUrl.parse(url);
-    if (parsed == null) {
-      throw HttpTemplates.invalid("Invalid " + method + " URL after rendering: " + url);
-    }
-    return new Request.Builder().url(parsed);
-  }
-
-  private static RequestBody bodyFor(String method, HttpSpec spec, HttpTemplates templates) {
-    if (spec.body() == null && !requiresBody(method)) {
-      return null; // GET, HEAD, DELETE...: arguments travel in the URL
-    }
-    String contentType = spec.headers().entrySet().stream()
-        .filter(e -> e.getKey().equalsIgnoreCase("content-type"))
-        .map(Map.Entry::getValue)
-        .findFirst()
-        .orElse(null);
-    MediaType type = contentType == null ? JSON : MediaType.parse(contentType);
-    return RequestBody.create(templates.body(spec.body()).getBytes(StandardCharsets.UTF_8), type == null ? JSON : type);
-  }
-
-  private static void setMethod(Request.Builder builder, String method, RequestBody body) {
-    try {
-      builder.method(method, body);
-    } catch (IllegalArgumentException e) {
-      throw HttpTemplates.invalid("Invalid request: " + e.getMessage());
-    }
-  }
-
-  /** The contract's credential, resolved from the vault at send time, or null. */
-  private static Credential credential(HttpSpec spec, DispatchContext context) {
-    return spec.credential() == null ? null : context.credential(spec.credential());
-  }
-
-  /** Sets the contract's headers and credential; returns what redacts that credential's secret from answers. */
-  private static SecretRedactor applyHeaders(
-      Request.Builder builder, HttpSpec spec, HttpTemplates templates, Credential credential) {
-    spec.headers().forEach((name, value) -> setHeader(builder, name, templates.text(value, "header " + name)));
-    if (credential == null) {
-      return SecretRedactor.none();
-    }
-    applyCredential(builder, spec.credential(), credential);
-    return SecretRedactor.of(spec.credential(), credential);
-  }
-
-  private static void setHeader(Request.Builder builder, String name, String value) {
-    try {
-      builder.header(name, value);
-    } catch (IllegalArgumentException e) {
-      throw HttpTemplates.invalid("Invalid header " + name + ": " + e.getMessage());
-    }
-  }
-
-  private static void applyCredential(Request.Builder builder, String reference, Credential credential) {
-    String name;
-    String value;
-    switch (credential.type()) {
-      case BEARER -> {
-        name = "Authorization";
-        value = "Bearer " + credential.secret();
-      }
-      case BASIC -> {
-        name = "Authorization";
-        value = Credentials.basic(
-            credential.username() == null ? "" : credential.username(), credential.secret(), StandardCharsets.UTF_8);
-      }
-      case HEADER -> {
-        if (credential.headerName() == null) {
-          throw HttpTemplates.invalid("Credential '" + reference + "' of type header names no header");
-        }
-        name = credential.headerName();
-        value = credential.secret();
-      }
-      default -> throw HttpTemplates.invalid(
-          "Credential '" + reference + "' is of type " + credential.type().wireName()
-              + " and cannot authenticate an HTTP request");
-    }
-    try {
-      builder.header(name, value);
-    } catch (IllegalArgumentException e) {
-      // OkHttp's message may quote the value: never let it near a log.
-      throw HttpTemplates.invalid(
-          "Credential '" + reference + "' does not fit in header " + name + " (invalid characters)");
-    }
-  }
-
-  private static DispatchResult toResult(
-      Response response, String idempotencyHeader, long startNanos, SecretRedactor redactor) {
-    Map<String, String> headers = new LinkedHashMap<>();
-    for (String name : SELECTED_HEADERS) {
-      String value = response.header(name);
-      if (value != null) {
-        headers.put(name, value);
-      }
-    }
-    if (idempotencyHeader != null) {
-      String value = response.header(idempotencyHeader);
-      if (value != null) {
-        headers.put(idempotencyHeader.toLowerCase(Locale.ROOT), value);
-      }
-    }
-    // Read past the cap by the longest secret form, so that a secret crossing the cap is redacted whole.
-    int limit = DispatchResult.BODY_CAP + redactor.lookahead();
-    StringBuilder body = new StringBuilder();
-    boolean cut = false;
-    ResponseBody responseBody = response.body();
-    try (Reader reader = responseBody.charStream()) {
-      char[] buffer = new char[8192];
-      int n;
-      while ((n = reader.read(buffer)) != -1) {
-        body.append(buffer, 0, n);
-        if (body.length() > limit) {
-          body.setLength(limit);
-          cut = true;
-          break;
-        }
-      }
-    } catch (IOException e) {
-      // The status line arrived, so the target answered; keep what was read and say it is partial.
-      cut = true;
-    }
-    String text = cut ? redactor.redactCut(body.toString()) : redactor.redact(body.toString());
-    boolean truncated = cut;
-    if (text.length() > DispatchResult.BODY_CAP) {
-      text = text.substring(0, DispatchResult.BODY_CAP);
-      truncated = true;
-    }
-    Map<String, String> shown = redactor.redact(headers);
-    long elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
-    return DispatchResult.http(response.code(), shown, text, truncated, elapsed)
-        .withRedacted(redactor.redactedReferences());
   }
 
   private static String redacted(HttpUrl url) {
