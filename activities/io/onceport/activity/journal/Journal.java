@@ -11,8 +11,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -22,9 +20,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -68,8 +63,8 @@ import org.slf4j.LoggerFactory;
  * <p><b>Group commit.</b> Appenders write under a lock and wait for durability outside it. Whoever
  * finds no force running forces once for every line written so far — the first synchronous waiter,
  * or the background syncer when only asynchronous appends are pending — so concurrent appenders
- * share one fsync. Before forcing, a waiting appender that becomes the syncer waits up to {@link
- * #GATHER_NANOS} for appenders that are writing at that moment and, adaptively, until as many lines
+ * share one fsync ({@link GroupCommit}). Before forcing, a waiting appender that becomes the syncer waits up to {@link
+ * GroupCommit#GATHER_NANOS} for appenders that are writing at that moment and, adaptively, until as many lines
  * are unforced as the previous waited-for force covered: the writers that force released are
  * usually about to append again, and without the wait each force would cover only the few that
  * were scheduled first. A lone writer (previous batch of one) never waits.
@@ -91,9 +86,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class Journal implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Journal.class);
-  /** Longest a syncer waits for appenders that are writing before it forces. */
-  static final long GATHER_NANOS = TimeUnit.MICROSECONDS.toNanos(500);
-
   /**
    * An asynchronous append: the entry as written (its line is in the file, see the crash contract)
    * and a future that completes with it once it is durable, or exceptionally if the journal could
@@ -124,25 +116,9 @@ public final class Journal implements AutoCloseable {
   private long end;
   private long nextSeq;
   private String prevHash;
-  private volatile long written;
+  /** What was written and what is durable: the group commit, its syncer and the journal's failure. */
+  private final GroupCommit commit;
 
-  private final ReentrantLock syncLock = new ReentrantLock();
-  private final Condition syncDone = syncLock.newCondition();
-  private final Condition syncWanted = syncLock.newCondition();
-  private long synced;
-  private boolean syncing;
-  /** Lines the last force by a waiting appender covered: the next one gathers that many. Guarded by syncLock. */
-  private long lastBatch = 1;
-  /** Futures of asynchronous appends not yet durable. Guarded by syncLock. */
-  private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
-  /** Appenders between entering an append and finishing their write: a syncer waits for them. */
-  private final AtomicInteger appending = new AtomicInteger();
-  private final AtomicLong fsyncs = new AtomicLong();
-  private final Thread syncer;
-
-  private record Waiting(Appended appended, CompletableFuture<Appended> future) {}
-
-  private volatile IOException failure;
   private volatile boolean closed;
 
   private final Object checkpointMonitor = new Object();
@@ -180,8 +156,7 @@ public final class Journal implements AutoCloseable {
     this.end = scan.validEnd;
     this.nextSeq = scan.entries + 1;
     this.prevHash = scan.lastHash;
-    this.written = scan.entries;
-    this.synced = scan.entries;
+    this.commit = new GroupCommit(name, options, channel, scan.entries);
 
     this.checkpointer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "journal-checkpoint-" + name);
@@ -192,9 +167,7 @@ public final class Journal implements AutoCloseable {
     if (period > 0) {
       checkpointer.scheduleWithFixedDelay(this::backgroundCheckpoint, period, period, TimeUnit.MILLISECONDS);
     }
-    this.syncer = new Thread(this::syncLoop, "journal-sync-" + name);
-    syncer.setDaemon(true);
-    syncer.start();
+    commit.start();
   }
 
   /**
@@ -246,12 +219,12 @@ public final class Journal implements AutoCloseable {
 
   /** Number of entries written (durable once the appends that wrote them returned). */
   public long size() {
-    return written;
+    return commit.written();
   }
 
   /** How many times the segment was forced; less than the append count under concurrency. */
   public long fsyncCount() {
-    return fsyncs.get();
+    return commit.fsyncCount();
   }
 
   /**
@@ -277,7 +250,7 @@ public final class Journal implements AutoCloseable {
    */
   public Appended append(Map<String, Object> payload, String appendKey) {
     Appended result = writeEntry(payload, appendKey);
-    awaitDurable(result.seq());
+    commit.awaitDurable(result.seq());
     scheduleCheckpoint(result);
     return result;
   }
@@ -293,22 +266,7 @@ public final class Journal implements AutoCloseable {
    */
   public Pending appendAsync(Map<String, Object> payload, String appendKey) {
     Appended result = writeEntry(payload, appendKey);
-    CompletableFuture<Appended> durable = new CompletableFuture<>();
-    syncLock.lock();
-    try {
-      if (synced >= result.seq()) {
-        durable.complete(result);
-      } else if (failure != null) {
-        durable.completeExceptionally(unavailable(failure));
-      } else {
-        waiting.add(new Waiting(result, durable));
-        if (!syncing) {
-          syncWanted.signal();
-        }
-      }
-    } finally {
-      syncLock.unlock();
-    }
+    CompletableFuture<Appended> durable = commit.durable(result);
     scheduleCheckpoint(result);
     return new Pending(result, durable);
   }
@@ -317,7 +275,7 @@ public final class Journal implements AutoCloseable {
   private Appended writeEntry(Map<String, Object> payload, String appendKey) {
     Objects.requireNonNull(payload, "payload == null");
     Objects.requireNonNull(appendKey, "appendKey == null");
-    appending.incrementAndGet();
+    commit.beginAppend();
     try {
       writeLock.lock();
       try {
@@ -335,14 +293,14 @@ public final class Journal implements AutoCloseable {
         tree.append(MerkleTree.leafHash(Arrays.copyOf(line, line.length - 1)));
         prevHash = e.hash();
         nextSeq++;
-        written = e.seq();
+        commit.wrote(e.seq());
         index.add(keyHash, offset);
         return new Appended(e.seq(), e.hash(), false);
       } finally {
         writeLock.unlock();
       }
     } finally {
-      appending.decrementAndGet();
+      commit.endAppend();
     }
   }
 
@@ -418,124 +376,8 @@ public final class Journal implements AutoCloseable {
       } catch (IOException again) {
         e.addSuppressed(again);
       }
-      failure = e;
+      commit.fail(e);
       throw unavailable(e);
-    }
-  }
-
-  private void awaitDurable(long seq) {
-    syncLock.lock();
-    try {
-      while (synced < seq) {
-        if (failure != null) {
-          throw unavailable(failure);
-        }
-        if (syncing) {
-          syncDone.awaitUninterruptibly();
-          continue;
-        }
-        syncOnce(true);
-      }
-    } finally {
-      syncLock.unlock();
-    }
-  }
-
-  /**
-   * One group commit, by the caller (holding syncLock, no force running): forces once for
-   * everything written, then completes what became durable. A waiting appender first gathers the
-   * appenders writing right now (they would otherwise wait for the next force); the background
-   * syncer does not, as nobody waits on it.
-   */
-  private void syncOnce(boolean gather) {
-    syncing = true;
-    long base = synced;
-    long want = base + (gather ? lastBatch : 0);
-    syncLock.unlock();
-    IOException error = null;
-    long target;
-    try {
-      long gatherUntil = gather && options.fsync() ? System.nanoTime() + GATHER_NANOS : 0;
-      while ((appending.get() > 0 || written < want) && System.nanoTime() < gatherUntil) {
-        Thread.yield(); // two cores: let the writers we wait for run
-      }
-      target = written;
-      try {
-        if (options.fsync()) {
-          channel.force(false);
-          fsyncs.incrementAndGet();
-        }
-      } catch (IOException e) {
-        error = e;
-      }
-    } finally {
-      syncLock.lock();
-    }
-    syncing = false;
-    if (gather && error == null) {
-      lastBatch = Math.max(1, target - base);
-    }
-    List<Waiting> done = new ArrayList<>();
-    if (error != null) {
-      if (failure == null) {
-        failure = error;
-      }
-      done.addAll(waiting);
-      waiting.clear();
-    } else {
-      synced = Math.max(synced, target);
-      // Nearly in sequence order (appenders enqueue right after writing), so look at them all.
-      for (java.util.Iterator<Waiting> it = waiting.iterator(); it.hasNext(); ) {
-        Waiting w = it.next();
-        if (w.appended().seq() <= synced) {
-          done.add(w);
-          it.remove();
-        }
-      }
-    }
-    if (!waiting.isEmpty() || written > synced) {
-      syncWanted.signal();
-    }
-    if (!done.isEmpty()) {
-      // complete outside the lock: a dependent stage must not run while we hold it
-      IOException failed = error;
-      syncLock.unlock();
-      try {
-        for (Waiting w : done) {
-          if (failed == null) {
-            w.future().complete(w.appended());
-          } else {
-            w.future().completeExceptionally(unavailable(failed));
-          }
-        }
-      } finally {
-        syncLock.lock();
-      }
-    }
-    // Only now wake the synchronous appenders: one that returns has every earlier entry's future
-    // completed (they were forced by the same or an earlier force).
-    syncDone.signalAll();
-  }
-
-  /** The background syncer: forces whenever asynchronous appends wait and nobody else is forcing. */
-  private void syncLoop() {
-    syncLock.lock();
-    try {
-      while (!closed) {
-        if (failure == null && !syncing && !waiting.isEmpty()) {
-          syncOnce(false);
-          continue;
-        }
-        try {
-          syncWanted.await(100, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-          if (closed) {
-            return;
-          }
-        }
-      }
-    } finally {
-      syncLock.unlock();
     }
   }
 
@@ -557,7 +399,7 @@ public final class Journal implements AutoCloseable {
       }
       // Everything the checkpoint covers is durable before it is signed (and pending asynchronous
       // appends complete with it).
-      awaitDurable(size);
+      commit.awaitDurable(size);
       if (size == lastCheckpointSize && lastCheckpoint != null) {
         return lastCheckpoint;
       }
@@ -582,7 +424,7 @@ public final class Journal implements AutoCloseable {
 
   private void backgroundCheckpoint() {
     try {
-      if (!closed && failure == null && written != lastCheckpointSizeSnapshot()) {
+      if (!closed && commit.failure() == null && commit.written() != lastCheckpointSizeSnapshot()) {
         checkpoint();
       }
     } catch (RuntimeException e) {
@@ -634,14 +476,14 @@ public final class Journal implements AutoCloseable {
     if (closed) {
       throw new JournalException("journal " + name + " is closed");
     }
+    IOException failure = commit.failure();
     if (failure != null) {
       throw unavailable(failure);
     }
   }
 
   private JournalException unavailable(IOException cause) {
-    String reason = cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
-    return new JournalException("journal " + name + " cannot write durably: " + reason, cause);
+    return commit.unavailable(cause);
   }
 
   /**
@@ -655,26 +497,14 @@ public final class Journal implements AutoCloseable {
       return;
     }
     try {
-      if (failure == null) {
+      if (commit.failure() == null) {
         checkpoint();
       }
     } catch (RuntimeException e) {
       log.warn("journal {}: final checkpoint failed: {}", name, e.getMessage());
     } finally {
       closed = true;
-      syncLock.lock();
-      List<Waiting> left;
-      try {
-        syncWanted.signalAll();
-        left = new ArrayList<>(waiting);
-        waiting.clear();
-      } finally {
-        syncLock.unlock();
-      }
-      syncer.interrupt();
-      for (Waiting w : left) {
-        w.future().completeExceptionally(new JournalException("journal " + name + " closed before the entry was durable"));
-      }
+      commit.close();
       checkpointer.shutdownNow();
       closeQuietly(channel);
       closeQuietly(reader);
