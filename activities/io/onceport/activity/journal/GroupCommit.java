@@ -18,6 +18,15 @@ import java.util.concurrent.locks.ReentrantLock;
  * futures of asynchronous appends, and the failure after which nothing is durable any more. The
  * journal reports each write ({@link #beginAppend}, {@link #wrote}, {@link #endAppend}) and asks
  * for durability ({@link #awaitDurable}, {@link #durable}).
+ *
+ * <p><b>Group commit.</b> Whoever finds no force running forces once for every line written so far
+ * — the first synchronous waiter, or the background syncer when only asynchronous appends are
+ * pending — so concurrent appenders share one fsync. Before forcing, a waiting appender that
+ * becomes the syncer waits up to {@link #GATHER_NANOS} for appenders that are writing at that
+ * moment and, adaptively, until as many lines are unforced as the previous waited-for force
+ * covered: the writers that force released are usually about to append again, and without the
+ * wait each force would cover only the few that were scheduled first. A lone writer (previous
+ * batch of one) never waits.
  */
 final class GroupCommit {
   /** Longest a syncer waits for appenders that are writing before it forces. */

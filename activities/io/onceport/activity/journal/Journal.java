@@ -6,20 +6,15 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,14 +55,8 @@ import org.slf4j.LoggerFactory;
  * entry, fsynced before the first byte goes to the target ({@link JournalDispatchJournal}) — needs
  * the synchronous form; everything the workflow history also holds may use the asynchronous one.
  *
- * <p><b>Group commit.</b> Appenders write under a lock and wait for durability outside it. Whoever
- * finds no force running forces once for every line written so far — the first synchronous waiter,
- * or the background syncer when only asynchronous appends are pending — so concurrent appenders
- * share one fsync ({@link GroupCommit}). Before forcing, a waiting appender that becomes the syncer waits up to {@link
- * GroupCommit#GATHER_NANOS} for appenders that are writing at that moment and, adaptively, until as many lines
- * are unforced as the previous waited-for force covered: the writers that force released are
- * usually about to append again, and without the wait each force would cover only the few that
- * were scheduled first. A lone writer (previous batch of one) never waits.
+ * <p><b>Group commit.</b> Appenders write under a lock and wait for durability outside it, so
+ * concurrent appenders share one fsync: see {@link GroupCommit}.
  *
  * <p><b>Idempotence, within a bounded window.</b> An append whose key is among the segment's last
  * {@link JournalOptions#keyWindow()} entries (65,536 by default) returns the existing entry (after
@@ -101,17 +90,15 @@ public final class Journal implements AutoCloseable {
   private final JournalOptions options;
   private final String name;
   private final Path segment;
-  private final Path checkpointDir;
   private final FileChannel lockChannel;
   private final FileLock lock;
   private final FileChannel channel;
-  private final ScheduledExecutorService checkpointer;
+  /** Signs, stores and checks the segment's checkpoints. */
+  private final Checkpoints checkpoints;
 
   private final ReentrantLock writeLock = new ReentrantLock();
-  /** Keys of the last {@code keyWindow} entries; guarded by writeLock. */
-  private final RecentKeys index;
-  /** Reads lines back to confirm a key match (separate from the write channel and its opener). */
-  private final FileChannel reader;
+  /** Keys of the last {@code keyWindow} entries and the lines they confirm against; guarded by writeLock. */
+  private final KeyWindow window;
   private final MerkleTree.Accumulator tree;
   private long end;
   private long nextSeq;
@@ -121,19 +108,15 @@ public final class Journal implements AutoCloseable {
 
   private volatile boolean closed;
 
-  private final Object checkpointMonitor = new Object();
-  private long lastCheckpointSize = -1;
-  private String lastCheckpoint;
-
   private Journal(JournalOptions options, FileChannel lockChannel, FileLock lock) throws IOException {
     this.options = options;
     this.name = options.journalName() + "/" + options.writerId();
     this.segment = options.dir().resolve(options.writerId() + ".jsonl");
-    this.checkpointDir = CheckpointStore.dir(options.dir(), options.writerId());
+    this.checkpoints = new Checkpoints(this, options, name);
     this.lockChannel = lockChannel;
     this.lock = lock;
 
-    Checkpoint latest = latestSignedCheckpoint();
+    Checkpoint latest = checkpoints.latestSigned();
     RecentKeys keys = new RecentKeys(options.keyWindow());
     SegmentScan scan = SegmentScan.scan(segment, false,
         (c, offset) -> keys.add(RecentKeys.hash(c.key()), offset),
@@ -142,7 +125,7 @@ public final class Journal implements AutoCloseable {
       throw new JournalException("journal " + name + " is damaged, refusing to append: "
           + scan.problem.message() + " (run onceport audit verify)");
     }
-    checkAgainst(latest, scan);
+    checkpoints.checkAgainst(latest, scan);
     this.channel = options.opener().open(segment);
     if (scan.tornTail) {
       log.warn("journal {}: truncating an incomplete last line of {} bytes at offset {} left by a crash",
@@ -150,23 +133,14 @@ public final class Journal implements AutoCloseable {
       channel.truncate(scan.validEnd);
       channel.force(true);
     }
-    this.index = keys;
-    this.reader = FileChannel.open(segment, StandardOpenOption.READ);
+    this.window = new KeyWindow(name, keys, segment);
     this.tree = scan.accumulator;
     this.end = scan.validEnd;
     this.nextSeq = scan.entries + 1;
     this.prevHash = scan.lastHash;
     this.commit = new GroupCommit(name, options, channel, scan.entries);
 
-    this.checkpointer = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "journal-checkpoint-" + name);
-      t.setDaemon(true);
-      return t;
-    });
-    long period = options.checkpointInterval().toMillis();
-    if (period > 0) {
-      checkpointer.scheduleWithFixedDelay(this::backgroundCheckpoint, period, period, TimeUnit.MILLISECONDS);
-    }
+    checkpoints.start();
     commit.start();
   }
 
@@ -235,7 +209,7 @@ public final class Journal implements AutoCloseable {
     Objects.requireNonNull(appendKey, "appendKey == null");
     writeLock.lock();
     try {
-      return Optional.ofNullable(lookup(appendKey));
+      return Optional.ofNullable(window.find(appendKey, RecentKeys.hash(appendKey)));
     } finally {
       writeLock.unlock();
     }
@@ -281,7 +255,7 @@ public final class Journal implements AutoCloseable {
       try {
         checkUsable();
         long keyHash = RecentKeys.hash(appendKey);
-        Appended existing = lookup(appendKey, keyHash);
+        Appended existing = window.find(appendKey, keyHash);
         if (existing != null) {
           return existing;
         }
@@ -294,7 +268,7 @@ public final class Journal implements AutoCloseable {
         prevHash = e.hash();
         nextSeq++;
         commit.wrote(e.seq());
-        index.add(keyHash, offset);
+        window.add(keyHash, offset);
         return new Appended(e.seq(), e.hash(), false);
       } finally {
         writeLock.unlock();
@@ -307,58 +281,7 @@ public final class Journal implements AutoCloseable {
   private void scheduleCheckpoint(Appended result) {
     if (!result.existing() && options.checkpointEvery() > 0
         && result.seq() % options.checkpointEvery() == 0 && !closed) {
-      try {
-        checkpointer.execute(this::backgroundCheckpoint);
-      } catch (java.util.concurrent.RejectedExecutionException closing) {
-        // closing: close() signs the final checkpoint
-      }
-    }
-  }
-
-  private Appended lookup(String appendKey) {
-    return lookup(appendKey, RecentKeys.hash(appendKey));
-  }
-
-  /** The window's entry under {@code appendKey}, confirmed by reading its line back; caller holds writeLock. */
-  private Appended lookup(String appendKey, long keyHash) {
-    long[] candidates = index.candidates(keyHash);
-    for (int i = candidates.length - 1; i >= 0; i--) {
-      com.fasterxml.jackson.databind.JsonNode line = readLine(candidates[i]);
-      if (appendKey.equals(line.path("key").asText(null))) {
-        return new Appended(line.path("seq").asLong(), line.path("hash").asText(), true);
-      }
-    }
-    return null;
-  }
-
-  private static final com.fasterxml.jackson.databind.ObjectMapper LINE_READER =
-      new com.fasterxml.jackson.databind.ObjectMapper();
-
-  /** The entry whose line starts at {@code offset} (a line this journal wrote or checked on open). */
-  private com.fasterxml.jackson.databind.JsonNode readLine(long offset) {
-    try {
-      java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(512);
-      ByteBuffer buf = ByteBuffer.allocate(1024);
-      long pos = offset;
-      while (true) {
-        buf.clear();
-        int n = reader.read(buf, pos);
-        if (n < 0) {
-          throw new IOException("line at offset " + offset + " ends without a newline");
-        }
-        byte[] a = buf.array();
-        for (int i = 0; i < n; i++) {
-          if (a[i] == '\n') {
-            out.write(a, 0, i);
-            return LINE_READER.readTree(out.toByteArray());
-          }
-        }
-        out.write(a, 0, n);
-        pos += n;
-      }
-    } catch (IOException e) {
-      throw new JournalException("journal " + name + " cannot read back the entry at offset " + offset
-          + ": " + e.getMessage(), e);
+      checkpoints.soon();
     }
   }
 
@@ -386,90 +309,35 @@ public final class Journal implements AutoCloseable {
    * the signed note. Returns the previous note if the journal did not grow since.
    */
   public String checkpoint() {
-    synchronized (checkpointMonitor) {
-      long size;
-      byte[] root;
-      writeLock.lock();
-      try {
-        checkUsable();
-        size = tree.size();
-        root = tree.root();
-      } finally {
-        writeLock.unlock();
-      }
-      // Everything the checkpoint covers is durable before it is signed (and pending asynchronous
-      // appends complete with it).
-      commit.awaitDurable(size);
-      if (size == lastCheckpointSize && lastCheckpoint != null) {
-        return lastCheckpoint;
-      }
-      String note = options.signer().sign(new Checkpoint(origin(), size, root).body());
-      try {
-        CheckpointStore.write(checkpointDir, size, note);
-      } catch (IOException e) {
-        throw new JournalException("journal " + name + ": cannot store checkpoint: " + e.getMessage(), e);
-      }
-      lastCheckpointSize = size;
-      lastCheckpoint = note;
-      return note;
-    }
+    return checkpoints.checkpoint();
   }
 
   /** The latest checkpoint this process signed, if any. */
   public Optional<String> latestCheckpoint() {
-    synchronized (checkpointMonitor) {
-      return Optional.ofNullable(lastCheckpoint);
-    }
+    return checkpoints.latest();
   }
 
-  private void backgroundCheckpoint() {
+  /** The tree a checkpoint signs: its size and root, read under the write lock from a usable journal. */
+  record Tree(long size, byte[] root) {}
+
+  Tree tree() {
+    writeLock.lock();
     try {
-      if (!closed && commit.failure() == null && commit.written() != lastCheckpointSizeSnapshot()) {
-        checkpoint();
-      }
-    } catch (RuntimeException e) {
-      log.warn("journal {}: checkpoint failed: {}", name, e.getMessage());
+      checkUsable();
+      return new Tree(tree.size(), tree.root());
+    } finally {
+      writeLock.unlock();
     }
   }
 
-  private long lastCheckpointSizeSnapshot() {
-    synchronized (checkpointMonitor) {
-      return lastCheckpointSize;
-    }
+  /** Returns once entry {@code seq} is durable. */
+  void awaitDurable(long seq) {
+    commit.awaitDurable(seq);
   }
 
-  private Checkpoint latestSignedCheckpoint() throws IOException {
-    List<Path> files = CheckpointStore.list(checkpointDir);
-    if (files.isEmpty()) {
-      return null;
-    }
-    Path latest = files.get(files.size() - 1);
-    try {
-      Checkpoint cp = Checkpoint.parse(options.signer().verifier().open(Files.readString(latest)));
-      if (!cp.origin().equals(origin())) {
-        throw new IllegalArgumentException("origin " + cp.origin() + " is not " + origin());
-      }
-      return cp;
-    } catch (RuntimeException e) {
-      throw new JournalException("journal " + name + ": checkpoint " + latest.getFileName()
-          + " does not verify: " + e.getMessage());
-    }
-  }
-
-  private void checkAgainst(Checkpoint cp, SegmentScan scan) {
-    if (cp == null) {
-      return;
-    }
-    if (cp.size() > scan.entries) {
-      throw new JournalException("journal " + name + " has " + scan.entries
-          + " entries but its checkpoint signed " + cp.size()
-          + " (truncated or rolled back), refusing to append");
-    }
-    if (!Arrays.equals(cp.root(), scan.capturedRoot)) {
-      throw new JournalException("journal " + name + ": the first " + cp.size()
-          + " entries do not match the signed checkpoint root (rewritten), refusing to append");
-    }
-    lastCheckpointSize = cp.size() == scan.entries ? cp.size() : -1;
+  /** Open and not failed: a background checkpoint is worth signing. */
+  boolean usable() {
+    return !closed && commit.failure() == null;
   }
 
   private void checkUsable() {
@@ -505,9 +373,9 @@ public final class Journal implements AutoCloseable {
     } finally {
       closed = true;
       commit.close();
-      checkpointer.shutdownNow();
+      checkpoints.shutdown();
       closeQuietly(channel);
-      closeQuietly(reader);
+      closeQuietly(window);
       try {
         lock.release();
       } catch (IOException ignored) {
