@@ -92,6 +92,7 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
   private final ExecutorService background;
   private final ExecutionWatches watches;
   private final SignalOutbox outbox;
+  private final InProcessAnswers answers;
 
   public TemporalExecutionGateway(
       TemporalConnection connection, ExecutionDirectory directory, String taskQueue, CallPreparation preparation, String frontEnd) {
@@ -108,6 +109,7 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
     this.preparation = preparation;
     this.frontEnd = frontEnd;
     this.budget = PayloadBudget.of(connection);
+    this.answers = InProcessAnswers.of(taskQueue);
     // The attach path without the SDK's own RPC retries: a retried update-with-start after the first
     // run closed would start a second one. This gateway retries itself, after finding out.
     WorkflowServiceStubsOptions base = connection.stubs().getOptions();
@@ -157,7 +159,7 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
    */
   @Override
   public CallResult call(ToolCall call) {
-    Attached joined = attachJoined(call);
+    Attached joined = attachFor(call);
     CallResult attached = joined.result();
     ExecutionRecord record = attached.record();
     if (!joined.leader() && !hasCall(record, attached.callId()) && record.calls().size() < SHOWN_CALLS) {
@@ -205,12 +207,68 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
 
   @Override
   public CallResult attach(ToolCall call) {
-    return attachJoined(call).result();
+    return attachFor(call).result();
   }
 
-  private Attached attachJoined(ToolCall call) {
-    PreparedCall prepared = preparation.prepare(call);
+  @Override
+  public boolean answersInBand() {
+    return answers.answering();
+  }
+
+  /** In band when a worker of this task queue runs in this process and the caller waits; through the engine otherwise. */
+  private Attached attachFor(ToolCall call) {
     String callId = "call_" + UUID.randomUUID();
+    return call.waitMillis() > 0 && answers.answering() ? attachInBand(call, callId) : attachJoined(call, callId);
+  }
+
+  /**
+   * The attach through the engine, and at the same time a slot where this process's worker hands
+   * over the settled record as soon as the send answered ({@link InProcessAnswers}): whichever comes
+   * first answers. Handed over, the caller reports its delivery to the waiting send, and the run
+   * closes in the task that records the answer; the engine's attach completes in that task too.
+   */
+  private Attached attachInBand(ToolCall call, String callId) {
+    InProcessAnswers.Slot slot = answers.open(callId);
+    java.util.concurrent.CompletableFuture<Attached> viaEngine;
+    try {
+      viaEngine = java.util.concurrent.CompletableFuture.supplyAsync(() -> attachJoined(call, callId), background);
+    } catch (java.util.concurrent.RejectedExecutionException shuttingDown) {
+      slot.leave();
+      return attachJoined(call, callId);
+    }
+    try {
+      java.util.concurrent.CompletableFuture.anyOf(slot.record(), viaEngine).get();
+    } catch (java.util.concurrent.ExecutionException engineFailed) {
+      // a record may still have been handed over; otherwise the failure is rethrown below
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    ExecutionRecord handed = slot.leave();
+    if (handed == null) {
+      try {
+        return viaEngine.join();
+      } catch (java.util.concurrent.CompletionException e) {
+        throw e.getCause() instanceof RuntimeException r ? r : e;
+      }
+    }
+    ExecutionLocation location = location(handed);
+    directory.remember(handed);
+    openRuns.open(handed.workflowId(), handed.runId(), handed.executionId(), System.nanoTime());
+    watches.offer(location, handed);
+    viaEngine.whenComplete((a, e) -> {
+      if (e != null) {
+        LOG.debug("attach of {} after its in-band answer: {}", handed.executionId(), EngineFailures.reason(e));
+      }
+    });
+    if (metrics != null && isRetry(handed, callId)) {
+      metrics.attached(handed.tool());
+    }
+    return new Attached(new CallResult(handed, callId, isRetry(handed, callId)), true,
+        java.util.concurrent.CompletableFuture.completedFuture(null));
+  }
+
+  private Attached attachJoined(ToolCall call, String callId) {
+    PreparedCall prepared = preparation.prepare(call);
     Instant receivedAt = call.receivedAt();
     // The attach waits in the workflow for as long as the caller does (0 for streams and tasks): one
     // update answers a call that settles in time; callers of one intent with the same wait share it.
@@ -535,6 +593,9 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
     if (report.delivered()) {
       // From now on an identical call that arrives is a new intent (unless the run is still open).
       openRuns.deliveryReported(location.workflowId(), location.runId(), System.nanoTime());
+    }
+    if (answers.report(report)) {
+      return java.util.concurrent.CompletableFuture.completedFuture(null); // the send that handed it over took it
     }
     return outbox.reportDelivery(location, report);
   }

@@ -154,12 +154,14 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
     MainLoop loop = new MainLoop(execution, visibility, callers, journal);
     OperatorDecisions decisions = new OperatorDecisions(execution, operators, log);
 
+    Dispatcher dispatcher = null;
     if (new AuthorizationLadder(execution, inbox, loop, authorization, decisions).authorize()) {
       DispatchActivities sender = Workflow.newActivityStub(DispatchActivities.class, sendOptions());
       DispatchActivities status = Workflow.newActivityStub(DispatchActivities.class, STATUS_OPTIONS);
-      new Dispatcher(execution, inbox, loop, decisions, random, sender, status).execute();
+      dispatcher = new Dispatcher(execution, inbox, loop, decisions, random, sender, status);
+      dispatcher.execute();
     }
-    awaitDeliveryOrWindow(loop);
+    awaitDeliveryOrWindow(loop, dispatcher);
     // Handlers still waiting (a caller's attach) finish before the run closes; entries they queued are written.
     loop.waitUntil(Long.MAX_VALUE, () -> Workflow.isEveryHandlerFinished() && execution.journal().isEmpty());
     return execution.record();
@@ -174,10 +176,18 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
     return ActivityOptions.newBuilder(SEND_OPTIONS).setStartToCloseTimeout(Duration.ofMillis(timeout).plusSeconds(30)).build();
   }
 
-  /** Stays attachable: until the result was delivered or the contract's attach window passed. */
-  private void awaitDeliveryOrWindow(MainLoop loop) {
+  /**
+   * Stays attachable: until the result was delivered or the contract's attach window passed. A
+   * result its send handed to the caller in band ({@link InBandAnswer}) arrives with its delivery
+   * known, so a delivered one closes the run in this workflow task.
+   */
+  private void awaitDeliveryOrWindow(MainLoop loop, Dispatcher dispatcher) {
     long until = Workflow.currentTimeMillis() + input.contract().replay().attachWindow().toMillis();
     execution.attachWindowOpened(until);
+    DeliveryReport inBand = dispatcher == null ? null : dispatcher.handedOver();
+    if (inBand != null) {
+      execution.deliveryReported(inBand, dispatcher.handedOverJournaled());
+    }
     ExecutionState state = execution.state();
     if (state == ExecutionState.REJECTED || state == ExecutionState.CANCELLED) {
       // A retry within the window gets the same refusal instead of a fresh approval path.

@@ -95,6 +95,8 @@ class ToolExecutionCostTest {
     Map<String, Integer> then = count(before.getEvents());
     System.out.println("one simple call, before the replay policy: " + then);
     System.out.println("one simple call, now:                      " + now);
+    System.out.println("one simple call's events: " + history.getEvents().stream()
+        .map(e -> e.getEventType().name().replace("EVENT_TYPE_", "")).toList());
 
     assertEquals(3, now.get("workflow tasks"), "answer in the second task, delivery in the third: " + now);
     assertTrue(now.get("events") <= 27, "events: " + now);
