@@ -20,6 +20,8 @@ import io.temporal.client.UpdateOptions;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
 import io.temporal.client.WorkflowOptions;
+import io.temporal.common.SearchAttributes;
+import io.onceport.workflow.execution.Ids;
 import io.temporal.client.WorkflowStub;
 import io.temporal.client.WorkflowUpdateStage;
 import io.temporal.serviceclient.RpcRetryOptions;
@@ -93,6 +95,7 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
   private final ExecutionWatches watches;
   private final SignalOutbox outbox;
   private final InProcessAnswers answers;
+  private static final java.security.SecureRandom IDS = new java.security.SecureRandom();
 
   public TemporalExecutionGateway(
       TemporalConnection connection, ExecutionDirectory directory, String taskQueue, CallPreparation preparation, String frontEnd) {
@@ -472,7 +475,18 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
   }
 
   private ExecutionRecord updateWithStart(PreparedCall prepared, AttachRequest request) {
+    // This front end chooses the id of a run it may start and publishes it with the start request,
+    // so the run writes no search attributes of its own until its state changes; ignored when the
+    // call attaches to a run already open.
+    String executionId = Ids.executionId(System.currentTimeMillis(), IDS);
     WorkflowOptions options = WorkflowOptions.newBuilder()
+        .setTypedSearchAttributes(SearchAttributes.newBuilder()
+            .set(ExecutionSearchAttributes.SA_EXECUTION_ID, executionId)
+            .set(ExecutionSearchAttributes.SA_FINGERPRINT, prepared.input().fingerprint())
+            .set(ExecutionSearchAttributes.SA_TOOL, prepared.input().tool())
+            .set(ExecutionSearchAttributes.SA_ACTOR, prepared.input().actor())
+            .set(ExecutionSearchAttributes.SA_STATE, ExecutionSearchAttributes.STATE_AT_START)
+            .build())
         .setWorkflowId(prepared.workflowId())
         .setTaskQueue(taskQueue)
         .setRequestId(request.callId())
@@ -482,7 +496,8 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
             : WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE)
         .build();
     WorkflowStub stub = once.newUntypedWorkflowStub(ToolExecutionWorkflow.TYPE, options);
-    return stub.executeUpdateWithStart(attachOptions(request), new Object[] {request}, new Object[] {prepared.input()});
+    return stub.executeUpdateWithStart(attachOptions(request), new Object[] {request},
+        new Object[] {prepared.input().withExecutionId(executionId)});
   }
 
   private static UpdateOptions<ExecutionRecord> attachOptions(AttachRequest request) {

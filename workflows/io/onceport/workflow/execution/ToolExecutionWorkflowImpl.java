@@ -122,7 +122,12 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
     this.input = input;
     this.random = Workflow.newRandom();
     long now = Workflow.currentTimeMillis();
-    String executionId = Ids.executionId(now, random);
+    // A front end that chose the id published it at start; earlier ones leave it to the run.
+    boolean chosen = Ids.isExecutionId(input.executionId());
+    String executionId = chosen ? input.executionId() : Ids.executionId(now, random);
+    if (chosen) {
+      visibility.publishedAtStart(ExecutionSearchAttributes.STATE_AT_START);
+    }
     this.acceptedMillis = now;
     // Only state: the first journal entry is written with the first send (or the first journal write).
     this.execution = new Execution(input, executionId, now, Workflow.getInfo().getWorkflowId(), Workflow.getInfo().getRunId(),
@@ -136,7 +141,8 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
   private boolean isLegacy() {
     if (!modeKnown) {
       modeKnown = true;
-      if (Workflow.getVersion(REPLAY_POLICY_CHANGE, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION) {
+      // Inputs with an execution id exist only since after the change: no marker needed to tell.
+      if (!Ids.isExecutionId(input.executionId()) && (Workflow.getVersion(REPLAY_POLICY_CHANGE, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION)) {
         legacy = new ToolExecutionV1(input, execution.executionId(), random, Instant.ofEpochMilli(acceptedMillis).toString());
       }
     }
