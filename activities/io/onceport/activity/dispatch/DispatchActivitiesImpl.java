@@ -112,6 +112,21 @@ public final class DispatchActivitiesImpl implements DispatchActivities, AutoClo
    */
   @Override
   public Sent send(DispatchRequest request) {
+    List<String> callers = request.answerPlan() == null ? List.of() : request.answerPlan().callIds();
+    answers.sending(callers);
+    boolean handed = false;
+    try {
+      Sent sent = sendOnce(request);
+      handed = sent.handedOver() != null;
+      return sent;
+    } finally {
+      if (!handed) {
+        answers.noAnswer(callers);
+      }
+    }
+  }
+
+  private Sent sendOnce(DispatchRequest request) {
     Scope metrics = metricsScope();
     ActivityContext context = new ActivityContext(request, "dispatching", metrics);
     long started = System.nanoTime();

@@ -79,6 +79,26 @@ public final class InProcessAnswers implements AnswerDesk {
     return null;
   }
 
+  @Override
+  public void sending(List<String> callIds) {
+    for (String id : callIds) {
+      Slot slot = slots.get(id);
+      if (slot != null) {
+        slot.started.complete(null);
+      }
+    }
+  }
+
+  @Override
+  public void noAnswer(List<String> callIds) {
+    for (String id : callIds) {
+      Slot slot = slots.get(id);
+      if (slot != null) {
+        slot.noAnswer();
+      }
+    }
+  }
+
   /** A delivery report: true when the send that handed this call's record over took it (no signal then). */
   boolean report(DeliveryReport report) {
     Slot slot = slots.get(report.callId());
@@ -94,6 +114,7 @@ public final class InProcessAnswers implements AnswerDesk {
     private final String callId;
     private final AtomicInteger state = new AtomicInteger(OPEN);
     private final CompletableFuture<ExecutionRecord> record = new CompletableFuture<>();
+    private final CompletableFuture<Void> started = new CompletableFuture<>();
     private final CompletableFuture<DeliveryReport> report = new CompletableFuture<>();
 
     Slot(String callId) {
@@ -105,9 +126,35 @@ public final class InProcessAnswers implements AnswerDesk {
       return callId;
     }
 
-    /** Completes when a send handed a record over. */
+    /** Completes when a send handed a record over (null: the send here ended without one). */
     CompletableFuture<ExecutionRecord> record() {
       return record;
+    }
+
+    /** Whether the send for this call started in this process within {@code timeoutNanos}. */
+    boolean awaitStarted(long timeoutNanos) throws InterruptedException {
+      try {
+        started.get(Math.max(0, timeoutNanos), TimeUnit.NANOSECONDS);
+        return true;
+      } catch (TimeoutException | ExecutionException e) {
+        return false;
+      }
+    }
+
+    /** The record handed over within {@code timeoutNanos}, or null (none yet, or the send here ended without one). */
+    ExecutionRecord awaitRecord(long timeoutNanos) throws InterruptedException {
+      try {
+        return record.get(Math.max(0, timeoutNanos), TimeUnit.NANOSECONDS);
+      } catch (TimeoutException | ExecutionException e) {
+        return null;
+      }
+    }
+
+    void noAnswer() {
+      if (state.compareAndSet(OPEN, DONE)) {
+        slots.remove(callId, this);
+        record.complete(null);
+      }
     }
 
     boolean offer(ExecutionRecord r) {

@@ -225,52 +225,60 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
   }
 
   /**
-   * The attach through the engine, and at the same time a slot where this process's worker hands
-   * over the settled record as soon as the send answered ({@link InProcessAnswers}): whichever comes
-   * first answers. Handed over, the caller reports its delivery to the waiting send, and the run
-   * closes in the task that records the answer; the engine's attach completes in that task too.
+   * How long a caller answered in band waits for the send to start in this process: beyond it the
+   * send runs in another worker (or not yet), and the caller follows the execution through the
+   * engine as any other.
+   */
+  static final Duration LOCAL_SEND_START = Duration.ofSeconds(2);
+
+  /**
+   * The attach answers as soon as the first step is decided (no timer for the caller's deadline);
+   * if the call's send is then on its way from this process's worker, the caller waits at a slot
+   * where the send hands over the settled record as soon as the target answered ({@link
+   * InProcessAnswers}), until its deadline. Handed over, the caller reports its delivery to the
+   * waiting send and the run closes in the task that records the answer. Otherwise — answered
+   * already, the send elsewhere, no settled answer, the deadline — the caller goes on as before
+   * with the record the attach returned.
    */
   private Attached attachInBand(ToolCall call, String callId) {
     InProcessAnswers.Slot slot = answers.open(callId);
-    java.util.concurrent.CompletableFuture<Attached> viaEngine;
+    Attached joined;
     try {
-      viaEngine = java.util.concurrent.CompletableFuture.supplyAsync(() -> attachJoined(call, callId), background);
-    } catch (java.util.concurrent.RejectedExecutionException shuttingDown) {
+      joined = attachJoined(call, callId, true);
+    } catch (RuntimeException e) {
       slot.leave();
-      return attachJoined(call, callId);
+      throw e;
     }
-    try {
-      java.util.concurrent.CompletableFuture.anyOf(slot.record(), viaEngine).get();
-    } catch (java.util.concurrent.ExecutionException engineFailed) {
-      // a record may still have been handed over; otherwise the failure is rethrown below
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    ExecutionRecord handed = slot.leave();
-    if (handed == null) {
+    ExecutionRecord first = joined.result().record();
+    ExecutionRecord handed = null;
+    boolean ours = joined.leader() && !hasAnswer(first) && first.calls().stream().findFirst()
+        .map(c -> c.callId().equals(callId)).orElse(false);
+    if (ours) {
+      long deadline = call.receivedNanos() + TimeUnit.MILLISECONDS.toNanos(call.waitMillis());
       try {
-        return viaEngine.join();
-      } catch (java.util.concurrent.CompletionException e) {
-        throw e.getCause() instanceof RuntimeException r ? r : e;
+        if (slot.awaitStarted(Math.min(LOCAL_SEND_START.toNanos(), deadline - System.nanoTime()))) {
+          handed = slot.awaitRecord(deadline - System.nanoTime());
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
       }
     }
-    ExecutionLocation location = location(handed);
+    if (handed == null) {
+      handed = slot.leave(); // handed over just now, or never
+    }
+    if (handed == null) {
+      return joined;
+    }
     directory.remember(handed);
-    openRuns.open(handed.workflowId(), handed.runId(), handed.executionId(), System.nanoTime());
-    watches.offer(location, handed);
-    viaEngine.whenComplete((a, e) -> {
-      if (e != null) {
-        LOG.debug("attach of {} after its in-band answer: {}", handed.executionId(), EngineFailures.reason(e));
-      }
-    });
-    if (metrics != null && isRetry(handed, callId)) {
-      metrics.attached(handed.tool());
-    }
-    return new Attached(new CallResult(handed, callId, isRetry(handed, callId)), true,
-        java.util.concurrent.CompletableFuture.completedFuture(null));
+    watches.offer(location(handed), handed);
+    return new Attached(new CallResult(handed, callId, joined.result().attached()), joined.leader(), joined.evidence());
   }
 
   private Attached attachJoined(ToolCall call, String callId) {
+    return attachJoined(call, callId, false);
+  }
+
+  private Attached attachJoined(ToolCall call, String callId, boolean untilSent) {
     PreparedCall prepared = preparation.prepare(call);
     Instant receivedAt = call.receivedAt();
     // The attach waits in the workflow for as long as the caller does (0 for streams and tasks): one
@@ -278,12 +286,12 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
     long wait = Math.max(0, call.waitMillis() - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - call.receivedNanos()));
     AttachRequest request = new AttachRequest(
         callId, prepared.input().fingerprint(), call.jsonRpcId(), call.sessionId(), call.runId(), call.intentKey(),
-        call.protocolVersion(), call.clientInfo(), call.remoteAddress(), frontEnd, receivedAt.toString(), wait);
+        call.protocolVersion(), call.clientInfo(), call.remoteAddress(), frontEnd, receivedAt.toString(), wait, untilSent);
     budget.check(prepared.input(), request);
     // Calls share an attach only when they belong to the same run (the one open when each arrived).
     String bound = openRuns.boundRun(prepared.workflowId(), call.receivedNanos()).map(OpenRuns.Run::runId).orElse("-");
     String intent = prepared.workflowId() + "|" + prepared.input().fingerprint() + "|" + bound + "|"
-        + (call.waitMillis() > 0 ? "wait" : "now");
+        + (untilSent ? "sent" : call.waitMillis() > 0 ? "wait" : "now");
     IntentFlights.Joined joined = flights.join(intent, request, wait + BUSY_BUDGET.toMillis() + 30_000,
         r -> attachOnce(prepared, r, call.receivedNanos(), receivedAt));
     ExecutionRecord record = joined.record();

@@ -19,6 +19,12 @@ public interface AnswerDesk {
    */
   Handoff offer(List<String> callIds, ExecutionRecord record);
 
+  /** A send for these calls started in this process: their callers may wait here for its answer. */
+  default void sending(List<String> callIds) {}
+
+  /** The send for these calls ended without handing an answer over (no answer, or one the policy does not settle on). */
+  default void noAnswer(List<String> callIds) {}
+
   /** A record a caller took: its front end reports how writing it went. */
   interface Handoff {
     /** The call that took the record. */

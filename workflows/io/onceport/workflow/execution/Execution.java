@@ -139,6 +139,11 @@ final class Execution {
     return isSettled() || state == ExecutionState.AWAITING_APPROVAL || state == ExecutionState.AWAITING_SESSION_AUTHORIZATION;
   }
 
+  /** Past the ladder's first decision: sent (or sending), or settled, or waiting for a person. */
+  boolean firstStepDecided() {
+    return state != ExecutionState.ACCEPTED && state != ExecutionState.AUTHORIZED;
+  }
+
   /** True while nothing sent may have acted: a cancellation still stops the execution. */
   boolean mayCancel() {
     return !sends.anyUncertain() && !state.mayHaveCrossedDispatch();

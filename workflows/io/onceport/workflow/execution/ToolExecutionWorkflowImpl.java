@@ -232,7 +232,10 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
       return legacy.attach(request);
     }
     execution.attached(request);
-    if (request.waitMillis() > 0) {
+    if (request.untilSent()) {
+      // The first step is decided within the task that took the call (the ladder is a local activity).
+      Workflow.await(() -> execution.hasAnswer() || execution.firstStepDecided());
+    } else if (request.waitMillis() > 0) {
       callers.await(request.waitMillis(), execution::hasAnswer);
     }
     return execution.record();

@@ -138,6 +138,9 @@ class InBandAnswerTest {
         .map(e -> e.getEventType().name().replace("EVENT_TYPE_", "")).toList());
     assertEquals(2, count(history, EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED), "answer and delivery in the second task");
     assertEquals(0, count(history, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED), "no delivery signal");
+    assertEquals(0, count(history, EventType.EVENT_TYPE_TIMER_STARTED), "no timer for the caller's deadline");
+    assertEquals(0, count(history, EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES) - 1, "one upsert: the final state");
+    assertTrue(history.getEvents().size() <= 16, "events: " + history.getEvents().size());
     List<String> delivered = sendJournal.stream().filter(e -> e.executionId().equals(stored.executionId()))
         .map(JournalEntry::transition).filter(t -> t.equals("delivered")).toList();
     assertEquals(List.of("delivered"), delivered, "the send journaled the delivery once");
