@@ -181,6 +181,17 @@ final class ExecutionWatches {
     }
   }
 
+  /** Whether some caller on this front end is waiting for a change of this execution through the engine right now. */
+  boolean polling(String executionId) {
+    Watch w = watches.get(executionId);
+    if (w == null) {
+      return false;
+    }
+    synchronized (w) {
+      return w.inFlight != null;
+    }
+  }
+
   int size() {
     return watches.size();
   }

@@ -115,6 +115,7 @@ public final class InProcessAnswers implements AnswerDesk {
     private final AtomicInteger state = new AtomicInteger(OPEN);
     private final CompletableFuture<ExecutionRecord> record = new CompletableFuture<>();
     private final CompletableFuture<Void> started = new CompletableFuture<>();
+    private volatile java.util.function.BooleanSupplier decline;
     private final CompletableFuture<DeliveryReport> report = new CompletableFuture<>();
 
     Slot(String callId) {
@@ -157,7 +158,19 @@ public final class InProcessAnswers implements AnswerDesk {
       }
     }
 
+    /**
+     * The caller declines a hand-over while {@code decline} holds (checked when the send offers):
+     * then the answer goes through the engine, as for the other callers.
+     */
+    void declineWhen(java.util.function.BooleanSupplier decline) {
+      this.decline = decline;
+    }
+
     boolean offer(ExecutionRecord r) {
+      java.util.function.BooleanSupplier d = decline;
+      if (d != null && d.getAsBoolean()) {
+        return false;
+      }
       if (!state.compareAndSet(OPEN, OFFERED)) {
         return false;
       }

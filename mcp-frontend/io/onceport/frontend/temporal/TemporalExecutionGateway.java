@@ -254,6 +254,11 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
     boolean ours = joined.leader() && !hasAnswer(first) && first.calls().stream().findFirst()
         .map(c -> c.callId().equals(callId)).orElse(false);
     if (ours) {
+      // Other callers of this execution waiting here (a storm, a retry): all are answered through
+      // the engine, and the run stays open until a delivery report arrives the usual way — a call
+      // that arrived before it is still bound to this run however late it is processed.
+      String executionId = first.executionId();
+      slot.declineWhen(() -> watches.polling(executionId));
       long deadline = call.receivedNanos() + TimeUnit.MILLISECONDS.toNanos(call.waitMillis());
       try {
         if (slot.awaitStarted(Math.min(LOCAL_SEND_START.toNanos(), deadline - System.nanoTime()))) {
