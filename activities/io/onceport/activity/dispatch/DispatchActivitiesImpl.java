@@ -54,6 +54,8 @@ public final class DispatchActivitiesImpl implements DispatchActivities, AutoClo
   private final CredentialResolver credentials;
   /** How long a send that handed its answer over waits for the caller's delivery report (the grace is at most 30 s). */
   static final Duration HANDOVER_WAIT = Duration.ofSeconds(35);
+  /** Heartbeats while waiting for that report: well inside the 15 s heartbeat timeout, and none within the default 1 s grace. */
+  static final Duration HANDOVER_HEARTBEAT = Duration.ofSeconds(5);
 
   private final ExecutorService executor;
   private final AnswerDesk answers;
@@ -179,7 +181,7 @@ public final class DispatchActivitiesImpl implements DispatchActivities, AutoClo
     if (plan == null || answers == AnswerDesk.NONE || request.resultReference() == null) {
       return null;
     }
-    ExecutionRecord record = InBandAnswer.answered(plan, request.attempt(), request.resultReference(), result, System::currentTimeMillis);
+    ExecutionRecord record = InBandAnswer.answered(request, plan, request.resultReference(), result, System::currentTimeMillis);
     AnswerDesk.Handoff handoff = record == null ? null : answers.offer(plan.callIds(), record);
     if (handoff == null) {
       return null;
@@ -208,7 +210,7 @@ public final class DispatchActivitiesImpl implements DispatchActivities, AutoClo
     long deadline = System.nanoTime() + HANDOVER_WAIT.toNanos();
     try {
       while (System.nanoTime() - deadline < 0) {
-        DeliveryReport report = handoff.poll(HEARTBEAT_INTERVAL.toMillis());
+        DeliveryReport report = handoff.poll(HANDOVER_HEARTBEAT.toMillis());
         if (report != null) {
           return report;
         }
@@ -281,7 +283,8 @@ public final class DispatchActivitiesImpl implements DispatchActivities, AutoClo
 
   private <T> T runHeartbeating(Callable<T> work, ActivityContext context) {
     ActivityExecutionContext activity = Activity.getExecutionContext();
-    activity.heartbeat(context.phase);
+    // No heartbeat before the first interval: a send that answers within it costs no heartbeat RPC,
+    // and the heartbeat timeout (seconds) still notices a worker lost after it.
     Future<T> future = executor.submit(work);
     while (true) {
       try {

@@ -2,7 +2,9 @@ package io.onceport.workflow.execution;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.onceport.workflow.dispatch.AnswerPlan;
+import io.onceport.workflow.dispatch.DispatchRequest;
 import io.onceport.workflow.dispatch.DispatchResult;
 import io.onceport.workflow.replay.ReplayPolicy;
 import io.onceport.workflow.replay.ReplayPolicy.Action;
@@ -31,25 +33,37 @@ public final class InBandAnswer {
   /** The plan for a send about to be scheduled: the execution as it stands (its queued entries already travel with the send). */
   static AnswerPlan plan(Execution execution, String startedAt, long attachWindowMillis) {
     List<String> calls = execution.record().calls().stream().limit(MAX_CALLS).map(AttachedCall::callId).toList();
-    return new AnswerPlan(JSON.valueToTree(execution), calls, startedAt, attachWindowMillis);
+    ObjectNode state = JSON.valueToTree(execution);
+    // The send carries the contract and the arguments already: not twice.
+    ObjectNode input = (ObjectNode) state.get("input");
+    input.remove(SHARED_WITH_THE_SEND);
+    return new AnswerPlan(state, calls, startedAt, attachWindowMillis);
   }
+
+  /** The input's fields a {@link DispatchRequest} carries itself. */
+  private static final List<String> SHARED_WITH_THE_SEND = List.of("contract", "arguments");
 
   /**
    * The record the workflow will hold once this answer is settled, or null when the policy would not
    * settle on it (then nobody is answered in band).
    *
-   * @param attempt the send's attempt number
+   * @param send the send that got the answer (its contract and arguments complete the plan's state)
    * @param reference the result reference the send journaled with the outcome
    */
-  public static ExecutionRecord answered(AnswerPlan plan, int attempt, String reference, DispatchResult answer, LongSupplier clock) {
+  public static ExecutionRecord answered(DispatchRequest send, AnswerPlan plan, String reference, DispatchResult answer,
+      LongSupplier clock) {
     Execution e;
     try {
-      e = JSON.treeToValue(plan.execution(), Execution.class).resume(clock, NOPLogger.NOP_LOGGER);
-    } catch (JsonProcessingException | IllegalArgumentException unreadable) {
+      ObjectNode state = plan.execution().deepCopy();
+      ObjectNode input = (ObjectNode) state.get("input");
+      input.set("contract", JSON.valueToTree(send.contract()));
+      input.put("arguments", send.arguments());
+      e = JSON.treeToValue(state, Execution.class).resume(clock, NOPLogger.NOP_LOGGER);
+    } catch (JsonProcessingException | IllegalArgumentException | ClassCastException | NullPointerException unreadable) {
       return null;
     }
     e.sends().ended(clock.getAsLong());
-    e.sendAnswered(attempt, plan.startedAt(), Dispatcher.code(answer), reference);
+    e.sendAnswered(send.attempt(), plan.startedAt(), Dispatcher.code(answer), reference);
     Step step = ReplayPolicy.DEFAULT.decide(e.input().contract().replayClass(), Fact.ANSWERED, e.situation(answer.succeeded()));
     if (step.action() != Action.SETTLE_COMPLETED && step.action() != Action.SETTLE_FAILED) {
       return null;

@@ -135,7 +135,7 @@ class InBandAnswerTest {
 
     WorkflowExecutionHistory history = harness.connection.client().fetchHistory(stored.workflowId(), stored.runId());
     System.out.println("one in-band call's events (" + history.getEvents().size() + "): " + history.getEvents().stream()
-        .map(e -> e.getEventType().name().replace("EVENT_TYPE_", "")).toList());
+        .map(e -> e.getEventType().name().replace("EVENT_TYPE_", "") + " " + e.getSerializedSize()).toList());
     assertEquals(2, count(history, EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED), "answer and delivery in the second task");
     assertEquals(0, count(history, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED), "no delivery signal");
     assertEquals(0, count(history, EventType.EVENT_TYPE_TIMER_STARTED), "no timer for the caller's deadline");
