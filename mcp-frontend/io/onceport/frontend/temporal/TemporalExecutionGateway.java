@@ -590,7 +590,12 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
 
   @Override
   public Optional<ExecutionRecord> find(String executionId) {
-    return directory.locate(executionId).map(directory::record);
+    // An answer handed over in band is on this front end before the run records it (within the
+    // delivery grace): what this front end tells is never older than what it answered.
+    return directory.locate(executionId).map(directory::record).map(r -> {
+      ExecutionRecord known = watches.latest(executionId);
+      return known != null && known.runId().equals(r.runId()) && known.version() > r.version() ? known : r;
+    });
   }
 
   @Override
