@@ -5,7 +5,13 @@ import io.onceport.activity.vault.CredentialResolver;
 import io.onceport.workflow.ErrorTypes;
 import io.onceport.workflow.contract.ToolContract;
 import io.onceport.workflow.dispatch.DispatchActivities;
+import io.onceport.workflow.dispatch.AnswerPlan;
 import io.onceport.workflow.dispatch.DispatchRequest;
+import io.onceport.workflow.dispatch.HandedOver;
+import io.onceport.workflow.execution.AnswerDesk;
+import io.onceport.workflow.execution.DeliveryReport;
+import io.onceport.workflow.execution.ExecutionRecord;
+import io.onceport.workflow.execution.InBandAnswer;
 import io.onceport.workflow.dispatch.DispatchResult;
 import io.onceport.workflow.dispatch.Sent;
 import io.onceport.workflow.dispatch.StatusResult;
@@ -46,12 +52,28 @@ public final class DispatchActivitiesImpl implements DispatchActivities, AutoClo
   private final Map<ToolContract.Channel, DispatchChannel> channels;
   private final DispatchJournal journal;
   private final CredentialResolver credentials;
+  /** How long a send that handed its answer over waits for the caller's delivery report (the grace is at most 30 s). */
+  static final Duration HANDOVER_WAIT = Duration.ofSeconds(35);
+  /** Heartbeats while waiting for that report: well inside the 15 s heartbeat timeout, and none within the default 1 s grace. */
+  static final Duration HANDOVER_HEARTBEAT = Duration.ofSeconds(5);
+
   private final ExecutorService executor;
+  private final AnswerDesk answers;
 
   public DispatchActivitiesImpl(
       Map<ToolContract.Channel, DispatchChannel> channels,
       DispatchJournal journal,
       CredentialResolver credentials) {
+    this(channels, journal, credentials, AnswerDesk.NONE);
+  }
+
+  /** @param answers where a send hands its answer to a caller waiting in this process (a front end here) */
+  public DispatchActivitiesImpl(
+      Map<ToolContract.Channel, DispatchChannel> channels,
+      DispatchJournal journal,
+      CredentialResolver credentials,
+      AnswerDesk answers) {
+    this.answers = Objects.requireNonNull(answers, "answers == null");
     Objects.requireNonNull(channels, "channels == null");
     this.channels = channels.isEmpty() ? Map.of() : new EnumMap<>(channels);
     this.journal = Objects.requireNonNull(journal, "journal == null");
@@ -92,6 +114,21 @@ public final class DispatchActivitiesImpl implements DispatchActivities, AutoClo
    */
   @Override
   public Sent send(DispatchRequest request) {
+    List<String> callers = request.answerPlan() == null ? List.of() : request.answerPlan().callIds();
+    answers.sending(callers);
+    boolean handed = false;
+    try {
+      Sent sent = sendOnce(request);
+      handed = sent.handedOver() != null;
+      return sent;
+    } finally {
+      if (!handed) {
+        answers.noAnswer(callers);
+      }
+    }
+  }
+
+  private Sent sendOnce(DispatchRequest request) {
     Scope metrics = metricsScope();
     ActivityContext context = new ActivityContext(request, "dispatching", metrics);
     long started = System.nanoTime();
@@ -129,7 +166,70 @@ public final class DispatchActivitiesImpl implements DispatchActivities, AutoClo
         problem = "the outcome entry could not be journaled: " + e.getMessage();
       }
     }
-    return new Sent(result, problem);
+    HandedOver handedOver = problem == null ? handOver(request, result, metrics) : null;
+    return new Sent(result, problem, handedOver);
+  }
+
+  /**
+   * Hands the settled record to a caller of this execution waiting in this process, if there is
+   * one, and waits (heartbeating) for its front end's delivery report; a delivered result's
+   * {@code delivered} entry is journaled here. Null when nobody here took it or no report came in
+   * time (the front end then signals its report, as for any caller).
+   */
+  private HandedOver handOver(DispatchRequest request, DispatchResult result, Scope metrics) {
+    AnswerPlan plan = request.answerPlan();
+    if (plan == null || answers == AnswerDesk.NONE || request.resultReference() == null) {
+      return null;
+    }
+    ExecutionRecord record = InBandAnswer.answered(request, plan, request.resultReference(), result, System::currentTimeMillis);
+    AnswerDesk.Handoff handoff = record == null ? null : answers.offer(plan.callIds(), record);
+    if (handoff == null) {
+      return null;
+    }
+    DeliveryReport report = awaitReport(handoff);
+    if (report == null) {
+      return null;
+    }
+    boolean journaled = false;
+    if (report.delivered()) {
+      Map<String, Object> detail = new java.util.LinkedHashMap<>();
+      detail.put("call", report.callId());
+      detail.put("tool", request.contract().tool());
+      try {
+        journal.append(List.of(new JournalEntry(request.executionId(), request.fingerprint(), JournalTransition.DELIVERED.wireName(), 1,
+            java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MILLIS).toString(), detail)), metrics);
+        journaled = true;
+      } catch (RuntimeException e) {
+        // The workflow queues the entry itself then.
+      }
+    }
+    return new HandedOver(report.callId(), report.delivered(), report.at(), report.detail(), journaled);
+  }
+
+  private static DeliveryReport awaitReport(AnswerDesk.Handoff handoff) {
+    long deadline = System.nanoTime() + HANDOVER_WAIT.toNanos();
+    try {
+      while (System.nanoTime() - deadline < 0) {
+        DeliveryReport report = handoff.poll(HANDOVER_HEARTBEAT.toMillis());
+        if (report != null) {
+          return report;
+        }
+        heartbeat("awaiting the caller's delivery report");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException cancelledOrNotInAnActivity) {
+      // stop waiting; the report goes by signal
+    }
+    return handoff.abandon();
+  }
+
+  private static void heartbeat(String phase) {
+    try {
+      Activity.getExecutionContext().heartbeat(phase);
+    } catch (IllegalStateException notInAnActivity) {
+      // a router test outside an activity
+    }
   }
 
   private static Scope metricsScope() {
@@ -183,7 +283,8 @@ public final class DispatchActivitiesImpl implements DispatchActivities, AutoClo
 
   private <T> T runHeartbeating(Callable<T> work, ActivityContext context) {
     ActivityExecutionContext activity = Activity.getExecutionContext();
-    activity.heartbeat(context.phase);
+    // No heartbeat before the first interval: a send that answers within it costs no heartbeat RPC,
+    // and the heartbeat timeout (seconds) still notices a worker lost after it.
     Future<T> future = executor.submit(work);
     while (true) {
       try {

@@ -145,6 +145,17 @@ final class BenchRig implements AutoCloseable {
     return String.join(java.io.File.pathSeparator, entries);
   }
 
+  /** The target holds its next action for {@code hold} before acting and answering (its {@code delay=} fault). */
+  void holdNextAction(Duration hold) throws IOException, InterruptedException {
+    String body = "{\"next\":\"delay=" + hold.toMillis() + "\",\"count\":1}";
+    HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(target + "/admin/faults")).timeout(Duration.ofSeconds(60))
+        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+        HttpResponse.BodyHandlers.ofString());
+    if (r.statusCode() / 100 != 2) {
+      throw new IOException("the demo target refused to hold its next action: " + r.statusCode() + " " + r.body());
+    }
+  }
+
   /** Requests the target acted on whose body contains {@code text} (its {@code /ledger}). */
   int actionsContaining(String text) throws IOException, InterruptedException {
     HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(target + "/ledger")).timeout(Duration.ofSeconds(60)).build(),

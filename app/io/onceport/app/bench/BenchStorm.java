@@ -35,6 +35,13 @@ final class BenchStorm {
    * {@code stormCalls} identical calls at once. The driver's floor is the same number of
    * concurrent {@code ping}s to the same endpoint through a fresh client (connection set-up
    * included, as in the storm): what the load driver and the HTTP stack cost without a tool.
+   *
+   * <p>The target holds the storm's action until every call has had time to arrive (twice the
+   * floor, at least a second), as {@code StormEndToEndTest} does: the calls are then concurrent —
+   * all of them arrived before any caller was answered. Without the hold, a call the driver sends
+   * after an earlier one's answer was delivered is a new intent by the gateway's rule (bound to the
+   * run open at its arrival) and rightly starts a second execution. {@code answered_after_hold_ms}
+   * is how long after the target's answer the last caller was answered.
    */
   ObjectNode storm(BenchRig rig) throws Exception {
     int n = settings.stormCalls();
@@ -51,6 +58,9 @@ final class BenchStorm {
       if (floor >= 0) {
         s.put("driver_floor_ms", floor / 1_000_000);
       }
+      Duration hold = Duration.ofMillis(Math.max(1_000, 2 * Math.max(0, floor) / 1_000_000));
+      rig.holdNextAction(hold);
+      s.put("hold_ms", hold.toMillis());
       HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(executor)
           .connectTimeout(Duration.ofSeconds(30)).build();
       McpDriver d = new McpDriver(http, rig.mcp(), rig.token).initialize();
@@ -95,9 +105,7 @@ final class BenchStorm {
       s.put("execution_ids", ids.size());
       s.put("dispatches", dispatches);
       s.put("elapsed_ms", elapsed / 1_000_000);
-      if (floor >= 0) {
-        s.put("beyond_floor_ms", Math.max(0, (elapsed - floor) / 1_000_000));
-      }
+      s.put("answered_after_hold_ms", Math.max(0, elapsed / 1_000_000 - hold.toMillis()));
       if (!failures.isEmpty()) {
         ObjectNode fo = s.putObject("unanswered");
         failures.forEach(fo::put);

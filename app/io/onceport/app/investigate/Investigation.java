@@ -287,7 +287,10 @@ public final class Investigation {
           mapOf("_at", x.authorization().at(), "rule", x.authorization().rule(), "by", x.authorization().by(),
               "reason", x.authorization().reason()));
     }
-    for (int k = 1; k <= x.dispatchAttempts(); k++) {
+    // A send in flight (dispatched, outcome pending) is on the record only once it ended: count it too.
+    boolean inFlight = x.state() == io.onceport.workflow.execution.ExecutionState.DISPATCHED
+        && x.outcome() == io.onceport.workflow.execution.Outcome.PENDING;
+    for (int k = 1; k <= x.dispatchAttempts() + (inFlight ? 1 : 0); k++) {
       add.accept("dispatched#" + k, mapOf("_at", x.dispatchedAt()));
     }
     if (!x.statusChecks().isEmpty() || x.outcome() == io.onceport.workflow.execution.Outcome.UNKNOWN) {

@@ -36,6 +36,7 @@ public final class WorkerRuntime implements AutoCloseable {
   private final VaultLockWatcher lockWatcher;
   private final DispatchActivitiesImpl dispatch;
   private final WorkerHost host;
+  private AutoCloseable answering = () -> {};
   private final io.onceport.activity.mcp.McpUpstreams mcpUpstreams;
 
   private WorkerRuntime(Journals journals, VaultService vault, VaultLockWatcher lockWatcher, DispatchActivitiesImpl dispatch, WorkerHost host,
@@ -70,7 +71,7 @@ public final class WorkerRuntime implements AutoCloseable {
     DispatchActivitiesImpl dispatch = new DispatchActivitiesImpl(
         Map.of(ToolContract.Channel.HTTP, new HttpChannel(), ToolContract.Channel.SSH, new SshChannel(),
             ToolContract.Channel.MCP, new io.onceport.activity.mcp.McpChannel(mcpUpstreams)),
-        journals.dispatchJournal(), credentials);
+        journals.dispatchJournal(), credentials, io.onceport.frontend.temporal.InProcessAnswers.of(taskQueue));
     io.onceport.frontend.fingerprint.FingerprintKey fingerprintKey;
     try {
       // The same key the front ends use (data/keys is shared): session workflow ids derive from it.
@@ -93,7 +94,10 @@ public final class WorkerRuntime implements AutoCloseable {
         LoggerFactory.getLogger(WorkerRuntime.class).info("vault locked: {} waiting executions re-check their authorization", n);
       }
     });
-    return new WorkerRuntime(journals, vault, watcher, dispatch, host, mcpUpstreams);
+    WorkerRuntime runtime = new WorkerRuntime(journals, vault, watcher, dispatch, host, mcpUpstreams);
+    // A front end in this process may now wait for this worker's answers in band.
+    runtime.answering = io.onceport.frontend.temporal.InProcessAnswers.of(taskQueue).workerStarted();
+    return runtime;
   }
 
   /** The upstream MCP servers this worker calls (stdio ones are processes it supervises). */
@@ -115,6 +119,11 @@ public final class WorkerRuntime implements AutoCloseable {
 
   @Override
   public void close() {
+    try {
+      answering.close();
+    } catch (Exception e) {
+      // a counter: cannot fail
+    }
     lockWatcher.close();
     host.close();
     dispatch.close();

@@ -63,4 +63,13 @@ public interface ExecutionGateway {
 
   /** The actor's own executions, newest first (for {@code tasks/list}). */
   List<ExecutionRecord> listByActor(String actor, int limit);
+
+  /**
+   * Whether a caller that waits may be answered in band, by a worker in this process, as soon as
+   * the send answered (then a stream waits for the first answer as a JSON answer does, instead of
+   * following the execution from its first state).
+   */
+  default boolean answersInBand() {
+    return false;
+  }
 }

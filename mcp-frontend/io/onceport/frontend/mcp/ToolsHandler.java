@@ -52,6 +52,13 @@ final class ToolsHandler {
   }
 
   /** How one call is answered, decided from the request before it reaches the gateway. */
+  /**
+   * How long a streamed call waits for its answer before its stream opens, when the answer can come
+   * in band: most calls then answer on the first event, and a slow one opens its stream after this
+   * and is followed as before.
+   */
+  static final Duration STREAM_FIRST_ANSWER = Duration.ofSeconds(2);
+
   private record Answering(boolean taskRequested, boolean modernTasks, boolean stream, long waitMillis) {}
 
   static ToolContract contract(ExecutionGateway gateway, String tool) {
@@ -131,7 +138,8 @@ final class ToolsHandler {
         .has(Protocol.TASKS_EXTENSION);
     boolean stream = !taskRequested && !modernTasks && !ex.inBatch() && accepts.sse()
         && (accepts.prefersSse() && config.sseToolCalls() || !accepts.json());
-    long wait = taskRequested || stream ? 0 : config.callWait().toMillis();
+    long wait = taskRequested ? 0 : !stream ? config.callWait().toMillis()
+        : gateway.answersInBand() ? Math.min(config.callWait().toMillis(), STREAM_FIRST_ANSWER.toMillis()) : 0;
     return new Answering(taskRequested, modernTasks, stream, wait);
   }
 

@@ -181,6 +181,28 @@ final class ExecutionWatches {
     }
   }
 
+  /** The newest record this front end knows of an execution (an in-band answer is newer than the run's own until it records it), or null. */
+  ExecutionRecord latest(String executionId) {
+    Watch w = watches.get(executionId);
+    if (w == null) {
+      return null;
+    }
+    synchronized (w) {
+      return w.latest;
+    }
+  }
+
+  /** Whether some caller on this front end is waiting for a change of this execution through the engine right now. */
+  boolean polling(String executionId) {
+    Watch w = watches.get(executionId);
+    if (w == null) {
+      return false;
+    }
+    synchronized (w) {
+      return w.inFlight != null;
+    }
+  }
+
   int size() {
     return watches.size();
   }

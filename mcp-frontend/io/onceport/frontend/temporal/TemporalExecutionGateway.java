@@ -20,6 +20,8 @@ import io.temporal.client.UpdateOptions;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
 import io.temporal.client.WorkflowOptions;
+import io.temporal.common.SearchAttributes;
+import io.onceport.workflow.execution.Ids;
 import io.temporal.client.WorkflowStub;
 import io.temporal.client.WorkflowUpdateStage;
 import io.temporal.serviceclient.RpcRetryOptions;
@@ -92,6 +94,8 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
   private final ExecutorService background;
   private final ExecutionWatches watches;
   private final SignalOutbox outbox;
+  private final InProcessAnswers answers;
+  private static final java.security.SecureRandom IDS = new java.security.SecureRandom();
 
   public TemporalExecutionGateway(
       TemporalConnection connection, ExecutionDirectory directory, String taskQueue, CallPreparation preparation, String frontEnd) {
@@ -108,6 +112,7 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
     this.preparation = preparation;
     this.frontEnd = frontEnd;
     this.budget = PayloadBudget.of(connection);
+    this.answers = InProcessAnswers.of(taskQueue);
     // The attach path without the SDK's own RPC retries: a retried update-with-start after the first
     // run closed would start a second one. This gateway retries itself, after finding out.
     WorkflowServiceStubsOptions base = connection.stubs().getOptions();
@@ -157,7 +162,7 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
    */
   @Override
   public CallResult call(ToolCall call) {
-    Attached joined = attachJoined(call);
+    Attached joined = attachFor(call);
     CallResult attached = joined.result();
     ExecutionRecord record = attached.record();
     if (!joined.leader() && !hasCall(record, attached.callId()) && record.calls().size() < SHOWN_CALLS) {
@@ -205,24 +210,93 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
 
   @Override
   public CallResult attach(ToolCall call) {
-    return attachJoined(call).result();
+    return attachFor(call).result();
   }
 
-  private Attached attachJoined(ToolCall call) {
-    PreparedCall prepared = preparation.prepare(call);
+  @Override
+  public boolean answersInBand() {
+    return answers.answering();
+  }
+
+  /** In band when a worker of this task queue runs in this process and the caller waits; through the engine otherwise. */
+  private Attached attachFor(ToolCall call) {
     String callId = "call_" + UUID.randomUUID();
+    return call.waitMillis() > 0 && answers.answering() ? attachInBand(call, callId) : attachJoined(call, callId);
+  }
+
+  /**
+   * How long a caller answered in band waits for the send to start in this process: beyond it the
+   * send runs in another worker (or not yet), and the caller follows the execution through the
+   * engine as any other.
+   */
+  static final Duration LOCAL_SEND_START = Duration.ofSeconds(2);
+
+  /**
+   * The attach answers as soon as the first step is decided (no timer for the caller's deadline);
+   * if the call's send is then on its way from this process's worker, the caller waits at a slot
+   * where the send hands over the settled record as soon as the target answered ({@link
+   * InProcessAnswers}), until its deadline. Handed over, the caller reports its delivery to the
+   * waiting send and the run closes in the task that records the answer. Otherwise — answered
+   * already, the send elsewhere, no settled answer, the deadline — the caller goes on as before
+   * with the record the attach returned.
+   */
+  private Attached attachInBand(ToolCall call, String callId) {
+    InProcessAnswers.Slot slot = answers.open(callId);
+    Attached joined;
+    try {
+      joined = attachJoined(call, callId, true);
+    } catch (RuntimeException e) {
+      slot.leave();
+      throw e;
+    }
+    ExecutionRecord first = joined.result().record();
+    ExecutionRecord handed = null;
+    boolean ours = joined.leader() && !hasAnswer(first) && first.calls().stream().findFirst()
+        .map(c -> c.callId().equals(callId)).orElse(false);
+    if (ours) {
+      // Other callers of this execution waiting here (a storm, a retry): all are answered through
+      // the engine, and the run stays open until a delivery report arrives the usual way — a call
+      // that arrived before it is still bound to this run however late it is processed.
+      String executionId = first.executionId();
+      slot.declineWhen(() -> watches.polling(executionId));
+      long deadline = call.receivedNanos() + TimeUnit.MILLISECONDS.toNanos(call.waitMillis());
+      try {
+        if (slot.awaitStarted(Math.min(LOCAL_SEND_START.toNanos(), deadline - System.nanoTime()))) {
+          handed = slot.awaitRecord(deadline - System.nanoTime());
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    if (handed == null) {
+      handed = slot.leave(); // handed over just now, or never
+    }
+    if (handed == null) {
+      return joined;
+    }
+    directory.remember(handed);
+    watches.offer(location(handed), handed);
+    return new Attached(new CallResult(handed, callId, joined.result().attached()), joined.leader(), joined.evidence());
+  }
+
+  private Attached attachJoined(ToolCall call, String callId) {
+    return attachJoined(call, callId, false);
+  }
+
+  private Attached attachJoined(ToolCall call, String callId, boolean untilSent) {
+    PreparedCall prepared = preparation.prepare(call);
     Instant receivedAt = call.receivedAt();
     // The attach waits in the workflow for as long as the caller does (0 for streams and tasks): one
     // update answers a call that settles in time; callers of one intent with the same wait share it.
     long wait = Math.max(0, call.waitMillis() - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - call.receivedNanos()));
     AttachRequest request = new AttachRequest(
         callId, prepared.input().fingerprint(), call.jsonRpcId(), call.sessionId(), call.runId(), call.intentKey(),
-        call.protocolVersion(), call.clientInfo(), call.remoteAddress(), frontEnd, receivedAt.toString(), wait);
+        call.protocolVersion(), call.clientInfo(), call.remoteAddress(), frontEnd, receivedAt.toString(), wait, untilSent);
     budget.check(prepared.input(), request);
     // Calls share an attach only when they belong to the same run (the one open when each arrived).
     String bound = openRuns.boundRun(prepared.workflowId(), call.receivedNanos()).map(OpenRuns.Run::runId).orElse("-");
     String intent = prepared.workflowId() + "|" + prepared.input().fingerprint() + "|" + bound + "|"
-        + (call.waitMillis() > 0 ? "wait" : "now");
+        + (untilSent ? "sent" : call.waitMillis() > 0 ? "wait" : "now");
     IntentFlights.Joined joined = flights.join(intent, request, wait + BUSY_BUDGET.toMillis() + 30_000,
         r -> attachOnce(prepared, r, call.receivedNanos(), receivedAt));
     ExecutionRecord record = joined.record();
@@ -414,7 +488,18 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
   }
 
   private ExecutionRecord updateWithStart(PreparedCall prepared, AttachRequest request) {
+    // This front end chooses the id of a run it may start and publishes it with the start request,
+    // so the run writes no search attributes of its own until its state changes; ignored when the
+    // call attaches to a run already open.
+    String executionId = Ids.executionId(System.currentTimeMillis(), IDS);
     WorkflowOptions options = WorkflowOptions.newBuilder()
+        .setTypedSearchAttributes(SearchAttributes.newBuilder()
+            .set(ExecutionSearchAttributes.SA_EXECUTION_ID, executionId)
+            .set(ExecutionSearchAttributes.SA_FINGERPRINT, prepared.input().fingerprint())
+            .set(ExecutionSearchAttributes.SA_TOOL, prepared.input().tool())
+            .set(ExecutionSearchAttributes.SA_ACTOR, prepared.input().actor())
+            .set(ExecutionSearchAttributes.SA_STATE, ExecutionSearchAttributes.STATE_AT_START)
+            .build())
         .setWorkflowId(prepared.workflowId())
         .setTaskQueue(taskQueue)
         .setRequestId(request.callId())
@@ -424,7 +509,8 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
             : WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE)
         .build();
     WorkflowStub stub = once.newUntypedWorkflowStub(ToolExecutionWorkflow.TYPE, options);
-    return stub.executeUpdateWithStart(attachOptions(request), new Object[] {request}, new Object[] {prepared.input()});
+    return stub.executeUpdateWithStart(attachOptions(request), new Object[] {request},
+        new Object[] {prepared.input().withExecutionId(executionId)});
   }
 
   private static UpdateOptions<ExecutionRecord> attachOptions(AttachRequest request) {
@@ -504,7 +590,12 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
 
   @Override
   public Optional<ExecutionRecord> find(String executionId) {
-    return directory.locate(executionId).map(directory::record);
+    // An answer handed over in band is on this front end before the run records it (within the
+    // delivery grace): what this front end tells is never older than what it answered.
+    return directory.locate(executionId).map(directory::record).map(r -> {
+      ExecutionRecord known = watches.latest(executionId);
+      return known != null && known.runId().equals(r.runId()) && known.version() > r.version() ? known : r;
+    });
   }
 
   @Override
@@ -535,6 +626,9 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
     if (report.delivered()) {
       // From now on an identical call that arrives is a new intent (unless the run is still open).
       openRuns.deliveryReported(location.workflowId(), location.runId(), System.nanoTime());
+    }
+    if (answers.report(report)) {
+      return java.util.concurrent.CompletableFuture.completedFuture(null); // the send that handed it over took it
     }
     return outbox.reportDelivery(location, report);
   }

@@ -22,10 +22,11 @@ import java.util.Objects;
  * @param journal entries to append before {@code dispatched}, in order; empty for status queries
  * @param resultReference the result reference to journal with the outcome, or null to journal no
  *     outcome (older workflows, status queries)
+ * @param answerPlan how the send may answer a caller waiting in its own process, or null
  */
 public record DispatchRequest(
     String executionId, String fingerprint, ToolContract contract, String arguments, int attempt,
-    List<JournalEntry> journal, String resultReference) {
+    List<JournalEntry> journal, String resultReference, AnswerPlan answerPlan) {
   public DispatchRequest {
     Objects.requireNonNull(executionId, "executionId == null");
     Objects.requireNonNull(fingerprint, "fingerprint == null");
@@ -37,8 +38,14 @@ public record DispatchRequest(
     journal = journal == null ? List.of() : List.copyOf(journal);
   }
 
+  /** A send that cannot answer in band. */
+  public DispatchRequest(String executionId, String fingerprint, ToolContract contract, String arguments, int attempt,
+      List<JournalEntry> journal, String resultReference) {
+    this(executionId, fingerprint, contract, arguments, attempt, journal, resultReference, null);
+  }
+
   /** A request that carries no journal entries (status queries, workflows before the replay policy). */
   public DispatchRequest(String executionId, String fingerprint, ToolContract contract, String arguments, int attempt) {
-    this(executionId, fingerprint, contract, arguments, attempt, List.of(), null);
+    this(executionId, fingerprint, contract, arguments, attempt, List.of(), null, null);
   }
 }

@@ -5,6 +5,7 @@ import io.onceport.workflow.contract.ReplayClass;
 import io.onceport.workflow.dispatch.DispatchActivities;
 import io.onceport.workflow.dispatch.DispatchRequest;
 import io.onceport.workflow.dispatch.DispatchResult;
+import io.onceport.workflow.dispatch.HandedOver;
 import io.onceport.workflow.dispatch.Sent;
 import io.onceport.workflow.dispatch.StatusResult;
 import io.onceport.workflow.journal.JournalEntry;
@@ -44,6 +45,8 @@ final class Dispatcher {
   private final Random random;
   private final DispatchActivities sender;
   private final DispatchActivities status;
+  /** The last send's in-band delivery ({@link InBandAnswer}), for the run's end; null when there was none. */
+  private HandedOver handedOver;
 
   Dispatcher(Execution execution, Inbox inbox, MainLoop loop, OperatorDecisions decisions, Random random,
       DispatchActivities sender, DispatchActivities status) {
@@ -121,6 +124,7 @@ final class Dispatcher {
 
   /** One send. The entries queued so far travel with it: the activity makes them durable with its dispatched entry, before the first byte. */
   private Observation send() {
+    handedOver = null;
     int attempt = execution.sendStarted();
     String startedAt = execution.now();
     String reference = Ids.resultReference(Workflow.currentTimeMillis(), random);
@@ -128,22 +132,41 @@ final class Dispatcher {
     List<JournalEntry> carried = execution.journal().drain();
     ExecutionInput input = execution.input();
     DispatchRequest request = new DispatchRequest(execution.executionId(), input.fingerprint(), input.contract(), input.arguments(),
-        attempt, carried, reference);
+        attempt, carried, reference, InBandAnswer.plan(execution, startedAt, input.contract().replay().attachWindow().toMillis()));
     Promise<Sent> sent = Async.function(sender::send, request);
     loop.waitUntil(Long.MAX_VALUE, sent::isCompleted);
     execution.sends().ended(Workflow.currentTimeMillis());
     try {
       Sent answer = sent.get();
       DispatchResult r = answer.answer();
-      Integer code = r.status() != null ? r.status() : r.exitStatus();
-      execution.sendAnswered(attempt, startedAt, code, reference);
+      execution.sendAnswered(attempt, startedAt, code(r), reference);
       if (answer.journalProblem() != null) {
         execution.journalGap("outcome", answer.journalProblem());
       }
+      handedOver = answer.handedOver();
       return new Observation(Fact.ANSWERED, r.succeeded(), r, null);
     } catch (ActivityFailure failure) {
       return sendFailed(failure, attempt, startedAt, carried);
     }
+  }
+
+  /** The answer's status code or exit status. */
+  static Integer code(DispatchResult r) {
+    return r.status() != null ? r.status() : r.exitStatus();
+  }
+
+  /**
+   * The delivery of the answer the execution settled on, if its send handed it to the caller in
+   * band; null otherwise (then the front end reports it with a signal, as for any caller).
+   */
+  DeliveryReport handedOver() {
+    HandedOver h = handedOver;
+    return h == null ? null : new DeliveryReport(h.callId(), h.delivered(), h.at(), h.detail());
+  }
+
+  /** Whether the in-band delivery's {@code delivered} entry is already in the journal. */
+  boolean handedOverJournaled() {
+    return handedOver != null && handedOver.journaled();
   }
 
   /** A send without an answer, as a fact: not sent, not dispatchable, outcome unknown, or worker lost. */
@@ -252,11 +275,8 @@ final class Dispatcher {
 
   private void settleFrom(Observation seen, boolean succeeded) {
     switch (seen.fact()) {
-      case ANSWERED -> {
-        execution.result(seen.answer(), null);
-        // The send activity journaled this outcome itself (with the result reference).
-        execution.settled(succeeded, "the target answered " + seen.answer().answer(), false);
-      }
+      // The send activity journaled this outcome itself (with the result reference).
+      case ANSWERED -> execution.settledOnAnswer(seen.answer(), succeeded);
       case STATUS_COMPLETED, STATUS_FAILED -> {
         if (seen.answer() != null) {
           execution.result(seen.answer(), Ids.resultReference(Workflow.currentTimeMillis(), random));

@@ -139,6 +139,11 @@ final class Execution {
     return isSettled() || state == ExecutionState.AWAITING_APPROVAL || state == ExecutionState.AWAITING_SESSION_AUTHORIZATION;
   }
 
+  /** Past the ladder's first decision: sent (or sending), or settled, or waiting for a person. */
+  boolean firstStepDecided() {
+    return state != ExecutionState.ACCEPTED && state != ExecutionState.AUTHORIZED;
+  }
+
   /** True while nothing sent may have acted: a cancellation still stops the execution. */
   boolean mayCancel() {
     return !sends.anyUncertain() && !state.mayHaveCrossedDispatch();
@@ -292,6 +297,15 @@ final class Execution {
     }
   }
 
+  /**
+   * Settled on the target's answer, whose outcome entry the send journaled itself: the workflow's
+   * path and the in-band answer's ({@link InBandAnswer}), so both build the same record.
+   */
+  void settledOnAnswer(DispatchResult answer, boolean succeeded) {
+    result(answer, null);
+    settled(succeeded, "the target answered " + answer.answer(), false);
+  }
+
   void settled(boolean succeeded, String why, boolean journalOutcome) {
     outcome = succeeded ? Outcome.COMPLETED : Outcome.FAILED;
     completedAt = now();
@@ -349,12 +363,22 @@ final class Execution {
    * merely waiting for review); not delivered never overrides an earlier delivery.
    */
   void deliveryReported(DeliveryReport report) {
+    deliveryReported(report, false);
+  }
+
+  /**
+   * As {@link #deliveryReported(DeliveryReport)}; {@code journaled}: the send that handed the answer
+   * over in band already journaled the {@code delivered} entry.
+   */
+  void deliveryReported(DeliveryReport report, boolean journaled) {
     calls.reported(report);
     if (report.delivered() && isSettled() && state != ExecutionState.NEEDS_REVIEW) {
       if (delivery != Delivery.DELIVERED) {
         delivery = Delivery.DELIVERED;
         deliveredAt = report.at();
-        queue(JournalTransition.DELIVERED, 1, Map.of("call", report.callId()));
+        if (!journaled) {
+          queue(JournalTransition.DELIVERED, 1, Map.of("call", report.callId()));
+        }
       }
     } else if (!report.delivered() && delivery != Delivery.DELIVERED) {
       delivery = Delivery.NOT_DELIVERED;

@@ -25,6 +25,9 @@ import java.util.Objects;
  * @param sessionId the agent session (MCP session, or run) used by the authorization ladder
  * @param sessionPolicy the front end's {@code --session-authorization} ({@code operator|auto}), or
  *     null for the worker's own
+ * @param executionId the execution id the front end chose for a new run (and published, with the
+ *     other search attributes, in the start request); null in inputs of earlier front ends, whose
+ *     runs draw it from workflow randomness and decide their code version with a marker
  */
 public record ExecutionInput(
     String fingerprint,
@@ -39,7 +42,8 @@ public record ExecutionInput(
     ToolContract contract,
     String arguments,
     String maskedArguments,
-    String sessionPolicy) {
+    String sessionPolicy,
+    String executionId) {
 
   /** Exact numbers both ways: a client's 2^53+1 or 36-digit decimal is shown as sent. */
   private static final ObjectMapper JSON = new ObjectMapper()
@@ -54,7 +58,24 @@ public record ExecutionInput(
       String intentKey, String sessionId, String target, String method, ToolContract contract, String arguments,
       String maskedArguments) {
     this(fingerprint, canonicalRecord, tool, actor, intentScope, intentKey, sessionId, target, method, contract,
-        arguments, maskedArguments, null);
+        arguments, maskedArguments, null, null);
+  }
+
+  /** An input as earlier front ends sent it: no execution id. */
+  public ExecutionInput(String fingerprint, String canonicalRecord, String tool, String actor, String intentScope,
+      String intentKey, String sessionId, String target, String method, ToolContract contract, String arguments,
+      String maskedArguments, String sessionPolicy) {
+    this(fingerprint, canonicalRecord, tool, actor, intentScope, intentKey, sessionId, target, method, contract,
+        arguments, maskedArguments, sessionPolicy, null);
+  }
+
+  /** This input for a new run with the execution id the front end chose (see {@link Ids#isExecutionId}). */
+  public ExecutionInput withExecutionId(String id) {
+    if (!Ids.isExecutionId(id)) {
+      throw new IllegalArgumentException("Invalid execution id: " + id);
+    }
+    return new ExecutionInput(fingerprint, canonicalRecord, tool, actor, intentScope, intentKey, sessionId, target, method,
+        contract, arguments, maskedArguments, sessionPolicy, id);
   }
 
   public ExecutionInput {
@@ -71,7 +92,7 @@ public record ExecutionInput(
   public static ExecutionInput of(String fingerprint, String tool, String actor, String intentScope, String intentKey,
       String sessionId, String target, String method, ToolContract contract, String arguments, String sessionPolicy) {
     return new ExecutionInput(fingerprint, null, tool, actor, intentScope, intentKey, sessionId, target, method,
-        contract, arguments, null, sessionPolicy);
+        contract, arguments, null, sessionPolicy, null);
   }
 
   /**

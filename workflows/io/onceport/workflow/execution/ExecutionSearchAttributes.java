@@ -14,6 +14,13 @@ public final class ExecutionSearchAttributes {
   public static final SearchAttributeKey<String> SA_ACTOR = SearchAttributeKey.forKeyword("OnceportActor");
   public static final SearchAttributeKey<String> SA_STATE = SearchAttributeKey.forKeyword("OnceportState");
 
+  /**
+   * The state a run is published with in its start request (front ends that choose the execution
+   * id): the state of a call the ladder lets through, which the first workflow task reaches; a run
+   * held by the ladder is relabelled in that same task.
+   */
+  public static final String STATE_AT_START = "dispatched";
+
   /** How the attach validator's refusal of a reused intent key begins (failure types of validators are not kept). */
   public static final String INTENT_KEY_MISMATCH_PREFIX = "intent key reused: ";
 

@@ -30,6 +30,12 @@ final class ExecutionVisibility {
   private String publishedMemo;
   private boolean publishedIdentity;
 
+  /** The start request already published the identity and {@code state} (input with an execution id). */
+  void publishedAtStart(String state) {
+    publishedIdentity = true;
+    publishedLabel = state;
+  }
+
   void publish(Execution execution) {
     ExecutionRecord r = execution.record();
     String label = r.view();

@@ -122,7 +122,12 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
     this.input = input;
     this.random = Workflow.newRandom();
     long now = Workflow.currentTimeMillis();
-    String executionId = Ids.executionId(now, random);
+    // A front end that chose the id published it at start; earlier ones leave it to the run.
+    boolean chosen = Ids.isExecutionId(input.executionId());
+    String executionId = chosen ? input.executionId() : Ids.executionId(now, random);
+    if (chosen) {
+      visibility.publishedAtStart(ExecutionSearchAttributes.STATE_AT_START);
+    }
     this.acceptedMillis = now;
     // Only state: the first journal entry is written with the first send (or the first journal write).
     this.execution = new Execution(input, executionId, now, Workflow.getInfo().getWorkflowId(), Workflow.getInfo().getRunId(),
@@ -136,7 +141,8 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
   private boolean isLegacy() {
     if (!modeKnown) {
       modeKnown = true;
-      if (Workflow.getVersion(REPLAY_POLICY_CHANGE, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION) {
+      // Inputs with an execution id exist only since after the change: no marker needed to tell.
+      if (!Ids.isExecutionId(input.executionId()) && (Workflow.getVersion(REPLAY_POLICY_CHANGE, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION)) {
         legacy = new ToolExecutionV1(input, execution.executionId(), random, Instant.ofEpochMilli(acceptedMillis).toString());
       }
     }
@@ -154,12 +160,14 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
     MainLoop loop = new MainLoop(execution, visibility, callers, journal);
     OperatorDecisions decisions = new OperatorDecisions(execution, operators, log);
 
+    Dispatcher dispatcher = null;
     if (new AuthorizationLadder(execution, inbox, loop, authorization, decisions).authorize()) {
       DispatchActivities sender = Workflow.newActivityStub(DispatchActivities.class, sendOptions());
       DispatchActivities status = Workflow.newActivityStub(DispatchActivities.class, STATUS_OPTIONS);
-      new Dispatcher(execution, inbox, loop, decisions, random, sender, status).execute();
+      dispatcher = new Dispatcher(execution, inbox, loop, decisions, random, sender, status);
+      dispatcher.execute();
     }
-    awaitDeliveryOrWindow(loop);
+    awaitDeliveryOrWindow(loop, dispatcher);
     // Handlers still waiting (a caller's attach) finish before the run closes; entries they queued are written.
     loop.waitUntil(Long.MAX_VALUE, () -> Workflow.isEveryHandlerFinished() && execution.journal().isEmpty());
     return execution.record();
@@ -174,10 +182,18 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
     return ActivityOptions.newBuilder(SEND_OPTIONS).setStartToCloseTimeout(Duration.ofMillis(timeout).plusSeconds(30)).build();
   }
 
-  /** Stays attachable: until the result was delivered or the contract's attach window passed. */
-  private void awaitDeliveryOrWindow(MainLoop loop) {
+  /**
+   * Stays attachable: until the result was delivered or the contract's attach window passed. A
+   * result its send handed to the caller in band ({@link InBandAnswer}) arrives with its delivery
+   * known, so a delivered one closes the run in this workflow task.
+   */
+  private void awaitDeliveryOrWindow(MainLoop loop, Dispatcher dispatcher) {
     long until = Workflow.currentTimeMillis() + input.contract().replay().attachWindow().toMillis();
     execution.attachWindowOpened(until);
+    DeliveryReport inBand = dispatcher == null ? null : dispatcher.handedOver();
+    if (inBand != null) {
+      execution.deliveryReported(inBand, dispatcher.handedOverJournaled());
+    }
     ExecutionState state = execution.state();
     if (state == ExecutionState.REJECTED || state == ExecutionState.CANCELLED) {
       // A retry within the window gets the same refusal instead of a fresh approval path.
@@ -216,7 +232,10 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
       return legacy.attach(request);
     }
     execution.attached(request);
-    if (request.waitMillis() > 0) {
+    if (request.untilSent()) {
+      // The first step is decided within the task that took the call (the ladder is a local activity).
+      Workflow.await(() -> execution.hasAnswer() || execution.firstStepDecided());
+    } else if (request.waitMillis() > 0) {
       callers.await(request.waitMillis(), execution::hasAnswer);
     }
     return execution.record();

@@ -252,6 +252,8 @@ class DuplicateCallsEndToEndTest {
     Thread.sleep(300);
     String id = executionId(call(client, 52, "create_release", args));
     first.get();
+    // After the fact: the send's activity completes once the answer's delivery is known (in band).
+    gateway.awaitRecord(id, r -> r.delivery() == Delivery.DELIVERED, Duration.ofSeconds(15));
     java.nio.file.Path elsewhere = java.nio.file.Files.createTempDirectory("no-journal");
     // An operator's copy of the payload keys, without the worker's journal.
     java.nio.file.Path keys = java.nio.file.Files.createDirectories(elsewhere.resolve("keys/payload"));

@@ -23,6 +23,11 @@ public final class EngineHarness implements AutoCloseable {
     this(preparation, client -> activities);
   }
 
+  /** On its own task queue (the in-process answer desk is per task queue). */
+  public EngineHarness(String taskQueue, CallPreparation preparation, Object... activities) {
+    this(taskQueue, preparation, io.onceport.app.engine.WorkerTuning.DEFAULT, client -> activities);
+  }
+
   /** For activities that need the engine's client themselves (the operator session authority). */
   public EngineHarness(CallPreparation preparation, Function<WorkflowClient, Object[]> activities) {
     this(preparation, io.onceport.app.engine.WorkerTuning.DEFAULT, activities);
@@ -31,12 +36,17 @@ public final class EngineHarness implements AutoCloseable {
   /** With the worker's workflow cache and thread bounds. */
   public EngineHarness(CallPreparation preparation, io.onceport.app.engine.WorkerTuning tuning,
       Function<WorkflowClient, Object[]> activities) {
+    this(TASK_QUEUE, preparation, tuning, activities);
+  }
+
+  private EngineHarness(String taskQueue, CallPreparation preparation, io.onceport.app.engine.WorkerTuning tuning,
+      Function<WorkflowClient, Object[]> activities) {
     engine = EmbeddedEngine.start("127.0.0.1", 0);
     connection = TemporalConnection.connect(engine.target(), "default", true, null, Duration.ofSeconds(10));
     connection.registerSearchAttributes();
-    worker = WorkerHost.start(connection, TASK_QUEUE, tuning, activities.apply(connection.client()));
+    worker = WorkerHost.start(connection, taskQueue, tuning, activities.apply(connection.client()));
     directory = new ExecutionDirectory(connection);
-    gateway = new TemporalExecutionGateway(connection, directory, TASK_QUEUE, preparation, "test-frontend");
+    gateway = new TemporalExecutionGateway(connection, directory, taskQueue, preparation, "test-frontend");
   }
 
   @Override

@@ -79,7 +79,7 @@ class DispatchActivitiesImplTest {
     assertEquals("{\"id\":\"rel_1\"}", result.body());
     assertEquals(List.of("act_1"), journal);
     assertEquals(1, server.getRequestCount());
-    // One heartbeat at start, then one per interval while the response is outstanding
+    // One heartbeat per interval while the response is outstanding (none before the first)
     // (throttled by the SDK to 0.8 x the 1 s heartbeat timeout).
     assertTrue(heartbeats.size() >= 3, "heartbeats: " + heartbeats);
     assertTrue(heartbeats.contains("sent"), "heartbeats: " + heartbeats);

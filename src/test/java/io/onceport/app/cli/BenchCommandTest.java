@@ -68,7 +68,7 @@ class BenchCommandTest {
     assertEquals(20, storm.path("answered").asInt(), storm.toString());
     assertEquals(1, storm.path("execution_ids").asInt(), "identical calls share one execution: " + storm);
     assertEquals(1, storm.path("dispatches").asInt(), "the target saw the storm's request once: " + storm);
-    assertTrue(storm.has("driver_floor_ms") && storm.has("beyond_floor_ms"), storm.toString());
+    assertTrue(storm.has("driver_floor_ms") && storm.has("hold_ms") && storm.has("answered_after_hold_ms"), storm.toString());
 
     JsonNode memory = r.path("memory");
     assertEquals(2, memory.path("points").size(), memory.toString());

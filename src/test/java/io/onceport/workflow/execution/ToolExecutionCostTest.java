@@ -33,10 +33,13 @@ import org.junit.jupiter.api.Timeout;
  * recorded before the replay policy: 39 events, 3 workflow tasks, 5 journal local activities, 6
  * search-attribute upserts, 6 memo modifications, 2 timers) and holds the budget.
  *
- * <p>The floor: the answer is returned in the second workflow task (the one the dispatch result
- * arrives in); recording the delivery needs a third, because the front end learns it only after
- * that answer left — and the execution must stay open until then, or a retry of a lost response
- * would start a second run and dispatch again.
+ * <p>This is the path through the engine — the worker that sends is not in the front end's process
+ * (here: a scripted dispatch that hands nothing over in band). The answer is returned in the second
+ * workflow task (the one the dispatch result arrives in); recording the delivery needs a third,
+ * because the front end learns it only after that answer left — and the execution must stay open
+ * until then, or a retry of a lost response would start a second run and dispatch again. In one
+ * process the send hands the answer over in band and the run closes in the second task: {@link
+ * InBandAnswerTest}.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class ToolExecutionCostTest {
@@ -95,12 +98,15 @@ class ToolExecutionCostTest {
     Map<String, Integer> then = count(before.getEvents());
     System.out.println("one simple call, before the replay policy: " + then);
     System.out.println("one simple call, now:                      " + now);
+    System.out.println("one simple call's events: " + history.getEvents().stream()
+        .map(e -> e.getEventType().name().replace("EVENT_TYPE_", "")).toList());
 
     assertEquals(3, now.get("workflow tasks"), "answer in the second task, delivery in the third: " + now);
     assertTrue(now.get("events") <= 27, "events: " + now);
     assertEquals(1, now.get("activities"), now.toString());
     assertTrue(now.getOrDefault("local activities", 0) <= 2, "the ladder and the delivered entry: " + now);
-    assertTrue(now.getOrDefault("search-attribute upserts", 0) <= 3, "dispatched, completed, delivered: " + now);
+    assertTrue(now.getOrDefault("search-attribute upserts", 0) <= 2, "completed, delivered (the start request has the rest): " + now);
+    assertTrue(now.get("events") <= 24, "events: " + now);
     assertTrue(now.getOrDefault("memo modifications", 0) <= 2, "completed, delivered: " + now);
     // The journal still has every transition, in order, with the outcome written by the send itself.
     List<String> transitions = journal.entries.stream()
