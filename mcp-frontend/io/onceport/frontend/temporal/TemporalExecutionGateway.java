@@ -221,7 +221,12 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
   /** In band when a worker of this task queue runs in this process and the caller waits; through the engine otherwise. */
   private Attached attachFor(ToolCall call) {
     String callId = "call_" + UUID.randomUUID();
-    return call.waitMillis() > 0 && answers.answering() ? attachInBand(call, callId) : attachJoined(call, callId);
+    PreparedCall prepared = preparation.prepare(call);
+    // In band only for a call that may start its run: a call of an intent whose run this front end
+    // knows open (a retry, a storm's later callers) waits in one shared attach, as before.
+    boolean mayStart = openRuns.boundRun(prepared.workflowId(), call.receivedNanos()).isEmpty();
+    return call.waitMillis() > 0 && mayStart && answers.answering()
+        ? attachInBand(call, prepared, callId) : attachJoined(call, prepared, callId, false);
   }
 
   /**
@@ -240,11 +245,11 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
    * already, the send elsewhere, no settled answer, the deadline — the caller goes on as before
    * with the record the attach returned.
    */
-  private Attached attachInBand(ToolCall call, String callId) {
+  private Attached attachInBand(ToolCall call, PreparedCall prepared, String callId) {
     InProcessAnswers.Slot slot = answers.open(callId);
     Attached joined;
     try {
-      joined = attachJoined(call, callId, true);
+      joined = attachJoined(call, prepared, callId, true);
     } catch (RuntimeException e) {
       slot.leave();
       throw e;
@@ -279,12 +284,7 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
     return new Attached(new CallResult(handed, callId, joined.result().attached()), joined.leader(), joined.evidence());
   }
 
-  private Attached attachJoined(ToolCall call, String callId) {
-    return attachJoined(call, callId, false);
-  }
-
-  private Attached attachJoined(ToolCall call, String callId, boolean untilSent) {
-    PreparedCall prepared = preparation.prepare(call);
+  private Attached attachJoined(ToolCall call, PreparedCall prepared, String callId, boolean untilSent) {
     Instant receivedAt = call.receivedAt();
     // The attach waits in the workflow for as long as the caller does (0 for streams and tasks): one
     // update answers a call that settles in time; callers of one intent with the same wait share it.

@@ -51,6 +51,8 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class InBandAnswerTest {
   private static final String QUEUE = "onceport-in-band-test";
+  /** A delivered in-band call's history, recorded with {@code -Donceport.recordHistories=true}. */
+  static final String IN_BAND_HISTORY = "tool-execution-in-band-delivered";
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final MockWebServer target = new MockWebServer();
   private static final AtomicInteger received = new AtomicInteger();
@@ -136,6 +138,12 @@ class InBandAnswerTest {
     WorkflowExecutionHistory history = harness.connection.client().fetchHistory(stored.workflowId(), stored.runId());
     System.out.println("one in-band call's events (" + history.getEvents().size() + "): " + history.getEvents().stream()
         .map(e -> e.getEventType().name().replace("EVENT_TYPE_", "") + " " + e.getSerializedSize()).toList());
+    // The in-band path replays as it ran (and, recorded once, keeps replaying: ToolExecutionReplayTest).
+    io.temporal.testing.WorkflowReplayer.replayWorkflowExecution(history, ToolExecutionWorkflowImpl.class);
+    if (Boolean.getBoolean("onceport.recordHistories")) {
+      java.nio.file.Files.writeString(java.nio.file.Path.of("src/test/resources/histories/" + IN_BAND_HISTORY + ".json"),
+          history.toJson(true));
+    }
     assertEquals(2, count(history, EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED), "answer and delivery in the second task");
     assertEquals(0, count(history, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED), "no delivery signal");
     assertEquals(0, count(history, EventType.EVENT_TYPE_TIMER_STARTED), "no timer for the caller's deadline");

@@ -88,6 +88,21 @@ class ToolExecutionReplayTest {
     }
   }
 
+  /**
+   * Recorded by {@link InBandAnswerTest}: a call whose front end chose its execution id and whose
+   * send answered in band — no version marker, the attach answered at the first step, the delivery
+   * carried back by the send, the run closed in its second task.
+   */
+  @Test
+  void anInBandAnsweredHistoryReplays() throws Exception {
+    String resource = "histories/" + InBandAnswerTest.IN_BAND_HISTORY + ".json";
+    WorkflowExecutionHistory history = WorkflowExecutionHistory.fromJson(new String(
+        getClass().getClassLoader().getResourceAsStream(resource).readAllBytes()));
+    assertEquals(2, history.getEvents().stream()
+        .filter(e -> e.getEventType() == io.temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED).count());
+    replayer.replay(history, ToolExecutionWorkflowImpl.class);
+  }
+
   private static final String[] MULTI_PROCESS = {
     "tool-execution-multi-process-signal-and-update-in-one-task", "tool-execution-multi-process-two-signals-and-updates"};
 
