@@ -145,8 +145,8 @@ final class SoakRun {
     synchronized (completedIds) {
       done3 = List.copyOf(completedIds);
     }
-    h.set("completed", history(done3));
-    h.set("waiting", history(List.copyOf(waitingIds)));
+    h.set("completed", history(done3, true));
+    h.set("waiting", history(List.copyOf(waitingIds), false));
     samples.add(s);
     progress.accept(SoakReport.line(s));
     lastNanos = System.nanoTime();
@@ -155,8 +155,12 @@ final class SoakRun {
     lastCompleted = done;
   }
 
-  /** Average events and bytes over the histories of {@code workflowIds} (their latest runs). */
-  JsonNode history(List<String> workflowIds) {
+  /**
+   * Average events and bytes over the histories of {@code workflowIds} (their latest runs);
+   * {@code closed}: of closed runs only, waiting a moment for one that is closing (a call answered
+   * in band is closed once its delivery is known, within the delivery grace).
+   */
+  JsonNode history(List<String> workflowIds, boolean closed) {
     if (workflowIds.isEmpty()) {
       return JSON.nullNode();
     }
@@ -165,6 +169,9 @@ final class SoakRun {
     int n = 0;
     for (String id : workflowIds) {
       try {
+        if (closed && !awaitClosed(id)) {
+          continue;
+        }
         long[] eb = historySize(id);
         events += eb[0];
         bytes += eb[1];
@@ -177,6 +184,17 @@ final class SoakRun {
       return JSON.nullNode();
     }
     return JSON.createObjectNode().put("executions", n).put("events", events / n).put("bytes", bytes / n);
+  }
+
+  /** Whether the latest run of {@code workflowId} is closed, waiting up to 5 s for its close event. */
+  private boolean awaitClosed(String workflowId) {
+    GetWorkflowExecutionHistoryResponse r = connection.stubs().blockingStub()
+        .withDeadlineAfter(5, java.util.concurrent.TimeUnit.SECONDS)
+        .getWorkflowExecutionHistory(GetWorkflowExecutionHistoryRequest.newBuilder().setNamespace(connection.namespace())
+            .setExecution(WorkflowExecution.newBuilder().setWorkflowId(workflowId)).setWaitNewEvent(true)
+            .setHistoryEventFilterType(io.temporal.api.enums.v1.HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT)
+            .build());
+    return r.getHistory().getEventsCount() > 0;
   }
 
   long[] historySize(String workflowId) {
