@@ -135,7 +135,9 @@ class HostileInputEndToEndTest {
     ObjectNode args = JSON.createObjectNode().put("service", "edge").put("version", "1").put("reason", "r".repeat(low));
     JsonNode r = client.call(1, "create_release", args);
     assertEquals("completed", r.at("/result/structuredContent/state").asText(), r.toString());
-    ExecutionRecord rec = h.record(r.at("/result/structuredContent/execution_id").asText());
+    // The run records the answer once its delivery is known (answered in band: within the delivery grace).
+    ExecutionRecord rec = h.awaitRecord(r.at("/result/structuredContent/execution_id").asText(),
+        x -> x.state() == ExecutionState.COMPLETED, java.time.Duration.ofSeconds(20));
     assertEquals(ExecutionState.COMPLETED, rec.state());
     assertEquals(1, ledger("/v1/releases").stream().filter(e -> e.body().contains("\"edge\"")).count());
     // What the workflow made of it: every event is a payload Temporal took, and the events a worker
