@@ -39,7 +39,7 @@ import java.util.concurrent.TimeUnit;
 public final class ExecutionDirectory {
   static final int MAX_CACHED = 10_000;
   static final java.time.Duration CACHE_AGE = java.time.Duration.ofHours(1);
-  static final java.time.Duration SETTLED_CACHE_AGE = java.time.Duration.ofMinutes(2);
+  static final java.time.Duration SETTLED_CACHE_AGE = java.time.Duration.ofSeconds(60);
   private final TemporalConnection connection;
   private final io.onceport.frontend.gateway.BoundedMap<String, Known> known;
 

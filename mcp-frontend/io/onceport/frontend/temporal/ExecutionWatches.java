@@ -35,7 +35,7 @@ final class ExecutionWatches {
   static final int MAX_WATCHES = 10_000;
   static final Duration MAX_AGE = Duration.ofMinutes(10);
   /** How long a settled execution's watch is kept after its last use. */
-  static final Duration SETTLED_AGE = Duration.ofSeconds(30);
+  static final Duration SETTLED_AGE = Duration.ofSeconds(10);
 
   /** The {@code awaitChange} update on one run; throws when the run is closed. */
   interface Poller {

@@ -29,7 +29,7 @@ final class OpenRuns {
   static final int MAX_RUNS = 10_000;
   static final Duration MAX_AGE = Duration.ofMinutes(10);
   /** How long a settled run (delivered or closed) is kept after its last use. */
-  static final Duration SETTLED_AGE = Duration.ofSeconds(60);
+  static final Duration SETTLED_AGE = Duration.ofSeconds(30);
 
   /**
    * @param seenNanos when this front end first saw the run take a call

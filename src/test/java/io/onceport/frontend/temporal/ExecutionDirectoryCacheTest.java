@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** Where executions live is cached: a finished one for two minutes after its last use, an open one for an hour. */
+/** Where executions live is cached: a finished one for a minute after its last use, an open one for an hour. */
 @Timeout(30)
 class ExecutionDirectoryCacheTest {
   private final AtomicLong now = new AtomicLong(1_000);
@@ -29,16 +29,16 @@ class ExecutionDirectoryCacheTest {
   }
 
   @Test
-  void aFinishedExecutionsLocationIsForgottenTwoMinutesAfterItsLastUseAndAnOpenOneAfterAnHour() {
+  void aFinishedExecutionsLocationIsForgottenAMinuteAfterItsLastUseAndAnOpenOneAfterAnHour() {
     directory.remember(record("act_OPEN", ExecutionState.AWAITING_APPROVAL));
     directory.remember(record("act_DONE", ExecutionState.COMPLETED));
-    now.addAndGet(Duration.ofSeconds(100).toNanos());
+    now.addAndGet(Duration.ofSeconds(50).toNanos());
     assertEquals(Optional.of(new ExecutionLocation("act_DONE", "onceport-fp-act_DONE", "run-act_DONE")),
         directory.locate("act_DONE"), "a use renews it");
-    now.addAndGet(Duration.ofSeconds(100).toNanos());
+    now.addAndGet(Duration.ofSeconds(50).toNanos());
     assertEquals(2, directory.cachedLocations());
-    now.addAndGet(Duration.ofSeconds(30).toNanos());
-    assertEquals(1, directory.cachedLocations(), "130 s after its last use the finished one is gone");
+    now.addAndGet(Duration.ofSeconds(15).toNanos());
+    assertEquals(1, directory.cachedLocations(), "65 s after its last use the finished one is gone");
     now.addAndGet(Duration.ofMinutes(50).toNanos());
     assertEquals("run-act_OPEN", directory.locate("act_OPEN").orElseThrow().runId());
     now.addAndGet(Duration.ofMinutes(61).toNanos());
@@ -49,7 +49,7 @@ class ExecutionDirectoryCacheTest {
   void anExecutionRememberedAgainOnceFinishedMovesToTheShorterAge() {
     directory.remember(record("act_A", ExecutionState.DISPATCHED));
     directory.remember(record("act_A", ExecutionState.FAILED));
-    now.addAndGet(Duration.ofMinutes(3).toNanos());
+    now.addAndGet(Duration.ofSeconds(61).toNanos());
     assertEquals(0, directory.cachedLocations());
   }
 }

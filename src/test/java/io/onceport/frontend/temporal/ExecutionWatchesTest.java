@@ -61,17 +61,17 @@ class ExecutionWatchesTest {
   }
 
   @Test
-  void aFinishedExecutionsWatchIsForgottenHalfAMinuteAfterItsLastUseAndAWaitingOneIsKeptTenMinutes() {
+  void aFinishedExecutionsWatchIsForgottenTenSecondsAfterItsLastUseAndAWaitingOneIsKeptTenMinutes() {
     ExecutionRecord waiting = record("act_WAIT", ExecutionState.AWAITING_SESSION_AUTHORIZATION, 3);
     ExecutionRecord done = record("act_DONE", ExecutionState.COMPLETED, 7);
     watches.offer(location(waiting), waiting);
     watches.offer(location(done), done);
     assertEquals(2, watches.size());
     assertEquals(1, watches.settledSize());
-    advance(Duration.ofSeconds(29));
-    assertEquals(2, watches.size(), "29 s after the last use");
+    advance(Duration.ofSeconds(9));
+    assertEquals(2, watches.size(), "9 s after the last use");
     advance(Duration.ofSeconds(2));
-    assertEquals(1, watches.size(), "31 s: the finished one is gone");
+    assertEquals(1, watches.size(), "11 s: the finished one is gone");
     assertEquals(0, watches.settledSize());
     advance(Duration.ofMinutes(9));
     assertEquals(1, watches.size(), "the waiting one is kept for its ten minutes");
@@ -90,7 +90,7 @@ class ExecutionWatchesTest {
     assertEquals(1, watches.settledSize(), "a's record is terminal");
     watches.closed(location(b), record("act_B", ExecutionState.REJECTED, 4));
     assertEquals(2, watches.settledSize(), "b's run closed");
-    advance(Duration.ofSeconds(31));
+    advance(Duration.ofSeconds(11));
     assertEquals(0, watches.size());
   }
 
@@ -101,7 +101,7 @@ class ExecutionWatchesTest {
     watches.offer(location(done), done);
     assertEquals(done, watches.await(location(done), 6, Duration.ofSeconds(5)));
     assertEquals(0, polls.get(), "held: answered from the watch");
-    advance(Duration.ofSeconds(31));
+    advance(Duration.ofSeconds(11));
     assertEquals(0, watches.size());
     assertEquals(done, watches.await(location(done), 6, Duration.ofSeconds(5)));
     assertEquals(1, polls.get(), "forgotten: the engine was asked");
