@@ -573,7 +573,7 @@ public final class Bench {
     }
     ObjectNode p = McpDriver.JSON.createObjectNode();
     p.put("after_calls", calls);
-    p.put("heap_bytes", ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
+    p.put("heap_bytes", io.onceport.frontend.ops.HeapAfterGc.collect());
     p.put("rss_bytes", ChildProcess.Rss.self());
     if (rig.engineProcess != null) {
       p.put("engine_rss_bytes", rig.engineProcess.rssBytes());
