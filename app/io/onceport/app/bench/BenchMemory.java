@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.time.Duration;
 
 /** The bench's memory section: heap after a full GC and RSS after a tenth of {@code memoryCalls} distinct calls and after all. */
@@ -88,7 +87,7 @@ final class BenchMemory {
     }
     ObjectNode p = McpDriver.JSON.createObjectNode();
     p.put("after_calls", calls);
-    p.put("heap_bytes", ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
+    p.put("heap_bytes", io.onceport.frontend.ops.HeapAfterGc.collect());
     p.put("rss_bytes", ChildProcess.Rss.self());
     if (rig.engineProcess != null) {
       p.put("engine_rss_bytes", rig.engineProcess.rssBytes());

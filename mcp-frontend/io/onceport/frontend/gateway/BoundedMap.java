@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.function.BiFunction;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 
 /**
  * A map bounded in size and in age, for the front end's caches and registries: a serve that runs
@@ -14,13 +15,30 @@ import java.util.function.LongSupplier;
  * nor written for {@code maxAge}, or until it is the least recently used one when the map is full.
  * Forgetting an entry is always safe for its users: they fall back to asking Temporal.
  *
+ * <p>Optionally two ages: an entry whose value is <b>settled</b> (a closed run, a delivered
+ * execution — what the map's owner says with a predicate) is needed only for a short while after
+ * its last use, so it is held for {@code settledAge} instead of {@code maxAge}. Without this, every
+ * execution that ever went through the front end stays for {@code maxAge} (or until the size bound
+ * pushes it out), so memory grows with the call rate × {@code maxAge} up to the size bound — a
+ * slope, not a flat line, for the first {@code maxSize} calls. With it, what is kept is the open
+ * entries plus the call rate × {@code settledAge}. The predicate is evaluated on every write of an
+ * entry; a value that becomes settled in place is re-classified by writing it again
+ * ({@code compute(key, (k, v) -> v)}). The size bound pushes out settled entries before open ones.
+ *
  * <p>Thread-safe (one lock); every operation is O(1) amortized.
  */
 public final class BoundedMap<K, V> {
   private final int maxSize;
   private final long maxAgeNanos;
+  private final long settledAgeNanos;
+  private final Predicate<? super V> settled;
   private final LongSupplier clock;
-  private final LinkedHashMap<K, Slot<V>> map = new LinkedHashMap<>(16, 0.75f, true);
+  /** Entries not settled (or all, without a settled predicate); access order, so the head is the eldest. */
+  private final LinkedHashMap<K, Slot<V>> live = new LinkedHashMap<>(16, 0.75f, true);
+  /** Settled entries, held for the shorter age; access order. */
+  private final LinkedHashMap<K, Slot<V>> held = new LinkedHashMap<>(16, 0.75f, true);
+  private long sizeEvictions;
+  private long lastSizeEvictionNanos;
 
   private static final class Slot<V> {
     V value;
@@ -38,6 +56,19 @@ public final class BoundedMap<K, V> {
 
   /** @param clock monotonic nanoseconds, for tests */
   public BoundedMap(int maxSize, Duration maxAge, LongSupplier clock) {
+    this(maxSize, maxAge, maxAge, v -> false, clock);
+  }
+
+  /**
+   * @param settledAge how long a settled entry is held after its last use (at most {@code maxAge})
+   * @param settled which values are settled (evaluated under the map's lock on every write: keep it cheap)
+   */
+  public BoundedMap(int maxSize, Duration maxAge, Duration settledAge, Predicate<? super V> settled) {
+    this(maxSize, maxAge, settledAge, settled, System::nanoTime);
+  }
+
+  /** @param clock monotonic nanoseconds, for tests */
+  public BoundedMap(int maxSize, Duration maxAge, Duration settledAge, Predicate<? super V> settled, LongSupplier clock) {
     if (maxSize < 1) {
       throw new IllegalArgumentException("Invalid maximum size: " + maxSize);
     }
@@ -45,8 +76,14 @@ public final class BoundedMap<K, V> {
     if (maxAge.isZero() || maxAge.isNegative()) {
       throw new IllegalArgumentException("Invalid maximum age: " + maxAge);
     }
+    Objects.requireNonNull(settledAge, "settledAge == null");
+    if (settledAge.isZero() || settledAge.isNegative() || settledAge.compareTo(maxAge) > 0) {
+      throw new IllegalArgumentException("Invalid settled age: " + settledAge + " (must be positive and at most " + maxAge + ")");
+    }
     this.maxSize = maxSize;
     this.maxAgeNanos = maxAge.toNanos();
+    this.settledAgeNanos = settledAge.toNanos();
+    this.settled = Objects.requireNonNull(settled, "settled == null");
     this.clock = Objects.requireNonNull(clock, "clock == null");
   }
 
@@ -54,7 +91,7 @@ public final class BoundedMap<K, V> {
   public synchronized V get(K key) {
     long now = clock.getAsLong();
     evict(now);
-    Slot<V> s = map.get(key);
+    Slot<V> s = slot(key);
     if (s == null) {
       return null;
     }
@@ -65,13 +102,7 @@ public final class BoundedMap<K, V> {
   public synchronized void put(K key, V value) {
     Objects.requireNonNull(value, "value == null");
     long now = clock.getAsLong();
-    Slot<V> s = map.get(key);
-    if (s == null) {
-      map.put(key, new Slot<>(value, now));
-    } else {
-      s.value = value;
-      s.touched = now;
-    }
+    store(key, value, now);
     evict(now);
   }
 
@@ -82,29 +113,43 @@ public final class BoundedMap<K, V> {
   public synchronized V compute(K key, BiFunction<K, V, V> f) {
     long now = clock.getAsLong();
     evict(now);
-    Slot<V> s = map.get(key);
+    Slot<V> s = slot(key);
     V next = f.apply(key, s == null ? null : s.value);
     if (next == null) {
-      map.remove(key);
-    } else if (s == null) {
-      map.put(key, new Slot<>(next, now));
+      remove(key);
     } else {
-      s.value = next;
-      s.touched = now;
+      store(key, next, now);
     }
     evict(now);
     return next;
   }
 
   public synchronized V remove(K key) {
-    Slot<V> s = map.remove(key);
+    Slot<V> s = live.remove(key);
+    if (s == null) {
+      s = held.remove(key);
+    }
     return s == null ? null : s.value;
   }
 
   /** Entries that are neither expired nor evicted. */
   public synchronized int size() {
     evict(clock.getAsLong());
-    return map.size();
+    return live.size() + held.size();
+  }
+
+  /** Entries held as settled (neither expired nor evicted). */
+  public synchronized int settledSize() {
+    evict(clock.getAsLong());
+    return held.size();
+  }
+
+  /**
+   * True when the size bound pushed an entry out at or after {@code sinceNanos} (on this map's
+   * clock): an entry may then be gone before its age was up.
+   */
+  public synchronized boolean evictedBySizeSince(long sinceNanos) {
+    return sizeEvictions > 0 && lastSizeEvictionNanos - sinceNanos >= 0;
   }
 
   public int maxSize() {
@@ -115,12 +160,49 @@ public final class BoundedMap<K, V> {
     return Duration.ofNanos(maxAgeNanos);
   }
 
-  /** Access order: the eldest entry is the least recently used, so expiry and size both trim from the head. */
+  public Duration settledAge() {
+    return Duration.ofNanos(settledAgeNanos);
+  }
+
+  private Slot<V> slot(K key) {
+    Slot<V> s = live.get(key);
+    return s != null ? s : held.get(key);
+  }
+
+  /** Writes the value into the tier its classification names (moving it if it changed), as the most recent use. */
+  private void store(K key, V value, long now) {
+    LinkedHashMap<K, Slot<V>> into = settled.test(value) ? held : live;
+    LinkedHashMap<K, Slot<V>> other = into == held ? live : held;
+    Slot<V> s = other.remove(key);
+    if (s == null) {
+      s = into.get(key); // an access: moves it to the tail
+    }
+    if (s == null) {
+      into.put(key, new Slot<>(value, now));
+      return;
+    }
+    s.value = value;
+    s.touched = now;
+    into.put(key, s);
+  }
+
+  /** Both tiers are in access order, each with one age, so expiry trims each from its head; size takes settled entries first. */
   private void evict(long now) {
-    Iterator<Map.Entry<K, Slot<V>>> it = map.entrySet().iterator();
+    expire(held, now, settledAgeNanos);
+    expire(live, now, maxAgeNanos);
+    while (live.size() + held.size() > maxSize) {
+      Iterator<Map.Entry<K, Slot<V>>> it = (held.isEmpty() ? live : held).entrySet().iterator();
+      it.next();
+      it.remove();
+      sizeEvictions++;
+      lastSizeEvictionNanos = now;
+    }
+  }
+
+  private static <K, V> void expire(LinkedHashMap<K, Slot<V>> tier, long now, long ageNanos) {
+    Iterator<Map.Entry<K, Slot<V>>> it = tier.entrySet().iterator();
     while (it.hasNext()) {
-      Map.Entry<K, Slot<V>> eldest = it.next();
-      if (map.size() > maxSize || now - eldest.getValue().touched > maxAgeNanos) {
+      if (now - it.next().getValue().touched > ageNanos) {
         it.remove();
       } else {
         break;

@@ -31,14 +31,20 @@ import java.util.concurrent.TimeUnit;
  * engine, which holds at most a few thousand).
  *
  * <p>Where an execution lives never changes, so locations are cached: at most {@value #MAX_CACHED}
- * of them, each forgotten {@link #CACHE_AGE} after its last use (then found again by a search).
+ * of them, each forgotten {@link #CACHE_AGE} after its last use (then found again by a search) — a
+ * finished one (remembered from a terminal record, or found by a search) {@link #SETTLED_CACHE_AGE}
+ * after its last use: after its answer and delivery report few ask for it again, and holding every
+ * execution for an hour made memory grow with the call rate.
  */
 public final class ExecutionDirectory {
   static final int MAX_CACHED = 10_000;
   static final java.time.Duration CACHE_AGE = java.time.Duration.ofHours(1);
+  static final java.time.Duration SETTLED_CACHE_AGE = java.time.Duration.ofSeconds(60);
   private final TemporalConnection connection;
-  private final io.onceport.frontend.gateway.BoundedMap<String, ExecutionLocation> known =
-      new io.onceport.frontend.gateway.BoundedMap<>(MAX_CACHED, CACHE_AGE);
+  private final io.onceport.frontend.gateway.BoundedMap<String, Known> known;
+
+  /** A cached location; settled when it was learned from a terminal record or by a search. */
+  private record Known(ExecutionLocation location, boolean settled) {}
   private volatile Boolean visibility;
 
   /**
@@ -53,12 +59,19 @@ public final class ExecutionDirectory {
   }
 
   public ExecutionDirectory(TemporalConnection connection) {
+    this(connection, System::nanoTime);
+  }
+
+  /** @param clock monotonic nanoseconds of the cache's ages, for tests */
+  ExecutionDirectory(TemporalConnection connection, java.util.function.LongSupplier clock) {
     this.connection = connection;
+    this.known = new io.onceport.frontend.gateway.BoundedMap<>(MAX_CACHED, CACHE_AGE, SETTLED_CACHE_AGE, Known::settled, clock);
   }
 
   /** Remembers where an execution lives (every call through this front end does). */
   public void remember(ExecutionRecord record) {
-    known.put(record.executionId(), new ExecutionLocation(record.executionId(), record.workflowId(), record.runId()));
+    known.put(record.executionId(), new Known(new ExecutionLocation(record.executionId(), record.workflowId(), record.runId()),
+        record.state().isTerminal()));
   }
 
   /** Cached locations (bounded; for tests and diagnostics). */
@@ -121,12 +134,12 @@ public final class ExecutionDirectory {
   }
 
   public Optional<ExecutionLocation> locate(String executionId) {
-    ExecutionLocation cached = known.get(executionId);
+    Known cached = known.get(executionId);
     if (cached != null) {
-      return Optional.of(cached);
+      return Optional.of(cached.location());
     }
     List<ExecutionLocation> found = search("OnceportExecutionId = '" + executionId.replace("'", "") + "'", executionId, null, 1);
-    found.forEach(l -> known.put(l.executionId(), l));
+    found.forEach(l -> known.put(l.executionId(), new Known(l, true)));
     return found.stream().filter(l -> executionId.equals(l.executionId())).findFirst();
   }
 

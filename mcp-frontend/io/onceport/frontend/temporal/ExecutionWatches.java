@@ -23,19 +23,26 @@ import org.slf4j.LoggerFactory;
  * <p>The poll runs on its own thread so that a caller can stop waiting (its deadline, a
  * cancellation) without abandoning a request in flight. When the run has closed, the final record is
  * read once and kept. Bounded: {@value #MAX_WATCHES} executions, each forgotten {@link #MAX_AGE}
- * after its last use.
+ * after its last use — and a settled one (its run closed, or its record in a terminal state, which
+ * changes afterwards only by its delivery) {@link #SETTLED_AGE} after its last use: it is needed only
+ * by the callers that attach or resume around its end, and a final record is kilobytes, so holding
+ * every finished execution for ten minutes made memory grow with the call rate. Forgetting is safe:
+ * the next waiter polls the run again, and a closed run answers with its final record from history.
+ * A caller already waiting keeps its watch.
  */
 final class ExecutionWatches {
   private static final Logger LOG = LoggerFactory.getLogger(ExecutionWatches.class);
   static final int MAX_WATCHES = 10_000;
   static final Duration MAX_AGE = Duration.ofMinutes(10);
+  /** How long a settled execution's watch is kept after its last use. */
+  static final Duration SETTLED_AGE = Duration.ofSeconds(10);
 
   /** The {@code awaitChange} update on one run; throws when the run is closed. */
   interface Poller {
     ExecutionRecord awaitChange(ExecutionLocation location, long afterVersion, long waitMillis);
   }
 
-  private final BoundedMap<String, Watch> watches = new BoundedMap<>(MAX_WATCHES, MAX_AGE);
+  private final BoundedMap<String, Watch> watches;
   private final Poller poll;
   private final Function<ExecutionLocation, ExecutionRecord> read;
   private final Executor executor;
@@ -47,6 +54,13 @@ final class ExecutionWatches {
    * @param pollWait how long one {@code awaitChange} waits in the workflow
    */
   ExecutionWatches(Poller poll, Function<ExecutionLocation, ExecutionRecord> read, Executor executor, Duration pollWait) {
+    this(poll, read, executor, pollWait, System::nanoTime);
+  }
+
+  /** @param clock monotonic nanoseconds of the bounds, for tests */
+  ExecutionWatches(Poller poll, Function<ExecutionLocation, ExecutionRecord> read, Executor executor, Duration pollWait,
+      java.util.function.LongSupplier clock) {
+    this.watches = new BoundedMap<>(MAX_WATCHES, MAX_AGE, SETTLED_AGE, Watch::settled, clock);
     this.poll = poll;
     this.read = read;
     this.executor = executor;
@@ -55,18 +69,36 @@ final class ExecutionWatches {
 
   private static final class Watch {
     final ExecutionLocation location;
-    ExecutionRecord latest;
-    boolean closed;
+    final String key;
+    // Written under the watch's lock; volatile because the map reads them (under its own lock) to classify.
+    volatile ExecutionRecord latest;
+    volatile boolean closed;
     CompletableFuture<Void> inFlight;
 
-    Watch(ExecutionLocation location) {
+    Watch(ExecutionLocation location, String key) {
       this.location = location;
+      this.key = key;
+    }
+
+    /** Nothing left to wait for but its delivery: the run closed, or its record is terminal. */
+    boolean settled() {
+      ExecutionRecord r = latest;
+      return closed || r != null && r.state().isTerminal();
     }
   }
 
+  private static String key(ExecutionLocation location) {
+    return location.executionId() == null ? location.runId() : location.executionId();
+  }
+
   private Watch watch(ExecutionLocation location) {
-    return watches.compute(location.executionId() == null ? location.runId() : location.executionId(),
-        (k, w) -> w != null && w.location.runId().equals(location.runId()) ? w : new Watch(location));
+    return watches.compute(key(location),
+        (k, w) -> w != null && w.location.runId().equals(location.runId()) ? w : new Watch(location, k));
+  }
+
+  /** After a watch changed in place: the map files it again (a settled one is held for the shorter age). */
+  private void changed(Watch w) {
+    watches.compute(w.key, (k, current) -> current);
   }
 
   /** A record learned elsewhere (an attach, a read): waiters take it if it is newer. */
@@ -78,6 +110,7 @@ final class ExecutionWatches {
         w.notifyAll();
       }
     }
+    changed(w);
   }
 
   /** Marks the run closed with its final record. */
@@ -90,6 +123,7 @@ final class ExecutionWatches {
       w.closed = true;
       w.notifyAll();
     }
+    changed(w);
   }
 
   /**
@@ -166,6 +200,7 @@ final class ExecutionWatches {
         w.inFlight = null;
         w.notifyAll();
       }
+      changed(w);
       if (failure != null) {
         throw failure;
       }
@@ -205,5 +240,10 @@ final class ExecutionWatches {
 
   int size() {
     return watches.size();
+  }
+
+  /** Watches held as settled (for tests and diagnostics). */
+  int settledSize() {
+    return watches.settledSize();
   }
 }

@@ -15,13 +15,21 @@ import java.util.Optional;
  * still open: the instant between writing a response and recording its delivery errs toward
  * attaching).
  *
- * <p>Bounded: {@value #MAX_RUNS} intents, each forgotten {@link #MAX_AGE} after it was last used.
- * Forgetting is safe: the call then takes update-with-start, which attaches while the run is open;
- * only a call that waited longer than that between arrival and processing could miss its run.
+ * <p>Bounded: {@value #MAX_RUNS} intents, each forgotten {@link #MAX_AGE} after it was last used —
+ * and a settled one (its delivery reported or its closing seen, so it takes no more calls that
+ * arrive from now on) {@link #SETTLED_AGE} after its last use: it matters only to calls that
+ * arrived before that and are processed after it (milliseconds normally, seconds in a storm), and
+ * keeping every finished intent for ten minutes made memory grow with the call rate. Forgetting an
+ * open run is safe: the call then takes update-with-start, which attaches while the run is open.
+ * Forgetting a settled run is safe because the gateway asks {@link #mayHaveForgotten} first: a call
+ * that arrived longer than {@link #SETTLED_AGE} ago (or before the size bound pushed an entry out)
+ * finds out from the engine whether a run of its intent was open when it arrived before it starts one.
  */
 final class OpenRuns {
   static final int MAX_RUNS = 10_000;
   static final Duration MAX_AGE = Duration.ofMinutes(10);
+  /** How long a settled run (delivered or closed) is kept after its last use. */
+  static final Duration SETTLED_AGE = Duration.ofSeconds(30);
 
   /**
    * @param seenNanos when this front end first saw the run take a call
@@ -53,7 +61,13 @@ final class OpenRuns {
       return !deliveredBefore && !closedBefore;
     }
 
-    Run withDelivered(long nanos) {
+    /** Takes no more calls that arrive from now on: delivered or seen closed (and so is the run before it). */
+    boolean settled() {
+      boolean self = deliveredNanos != Long.MAX_VALUE || closedNanos != Long.MAX_VALUE;
+      return self && (previous == null || previous.settled());
+    }
+
+        Run withDelivered(long nanos) {
       return new Run(workflowId, runId, executionId, seenNanos, nanos, closedNanos, previous);
     }
 
@@ -64,12 +78,31 @@ final class OpenRuns {
 
   private final BoundedMap<String, Run> runs;
 
+  private final java.util.function.LongSupplier clock;
+
   OpenRuns() {
-    this(new BoundedMap<>(MAX_RUNS, MAX_AGE));
+    this(System::nanoTime);
   }
 
-  OpenRuns(BoundedMap<String, Run> runs) {
+  /** @param clock monotonic nanoseconds, the clock of the arrival times given to this class (for tests) */
+  OpenRuns(java.util.function.LongSupplier clock) {
+    this(new BoundedMap<>(MAX_RUNS, MAX_AGE, SETTLED_AGE, Run::settled, clock), clock);
+  }
+
+  OpenRuns(BoundedMap<String, Run> runs, java.util.function.LongSupplier clock) {
     this.runs = runs;
+    this.clock = clock;
+  }
+
+  /**
+   * True when an entry that a call arriving at {@code arrivalNanos} needs may have been forgotten
+   * since: the call waited longer than a settled run is held, or the size bound pushed an entry out
+   * after it arrived. {@link #boundRun} finding nothing then does not prove that no run of the intent
+   * was open when the call arrived; the gateway asks the engine before starting a new run.
+   */
+  boolean mayHaveForgotten(long arrivalNanos) {
+    return clock.getAsLong() - arrivalNanos > SETTLED_AGE.toNanos()
+        || runs.evictedBySizeSince(arrivalNanos);
   }
 
   /** A run that just took a call (so it was open then). A newer run of the intent replaces an older one. */
@@ -129,5 +162,10 @@ final class OpenRuns {
 
   int size() {
     return runs.size();
+  }
+
+  /** Entries held as settled (for tests and diagnostics). */
+  int settledSize() {
+    return runs.settledSize();
   }
 }

@@ -142,6 +142,15 @@ final class RunAttach {
         return answered.get();
       }
     }
+    if (bound.isEmpty() && openRuns.mayHaveForgotten(arrivalNanos)) {
+      // This call waited longer than a settled run is remembered: the run it belongs to may have
+      // closed and been forgotten meanwhile. Ask the engine before starting a new run of the intent.
+      Optional<ExecutionRecord> found = findOut(prepared, request, arrival, deadline, EngineFailures.Kind.UNKNOWN_FATE,
+          new IllegalStateException("the run this call arrived during may have been forgotten"));
+      if (found.isPresent()) {
+        return found.get();
+      }
+    }
     return startOrAttach(prepared, request, arrivalNanos, arrival, deadline);
   }
 

@@ -28,7 +28,7 @@ final class AuthorizationLadder {
    * {@code recheckAuthorization} arrives (the vault-lock watcher sends it) and otherwise only this
    * rarely, as a fallback for a missed signal: a waiting execution costs no workflow task.
    */
-  static final Duration FALLBACK_RECHECK = Duration.ofMinutes(10);
+  static final Duration FALLBACK_RECHECK = Duration.ofMinutes(30);
 
   private final Execution execution;
   private final Inbox inbox;

@@ -1,8 +1,10 @@
 package io.onceport.frontend.gateway;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
@@ -48,8 +50,70 @@ class BoundedMapTest {
     assertEquals(0, map.size());
   }
 
+  /** Values below 0 are "settled" in these tests. */
+  private final BoundedMap<String, Integer> tiered =
+      new BoundedMap<>(3, Duration.ofMinutes(10), Duration.ofSeconds(30), v -> v < 0, now::get);
+
+  @Test
+  void aSettledEntryIsHeldForTheShorterAgeAndAnOpenOneForTheLongerOne() {
+    tiered.put("open", 1);
+    tiered.put("done", -1);
+    assertEquals(1, tiered.settledSize());
+    now.addAndGet(Duration.ofSeconds(29).toNanos());
+    assertEquals(-1, tiered.get("done"), "29 s unused");
+    now.addAndGet(Duration.ofSeconds(31).toNanos());
+    assertNull(tiered.get("done"), "31 s after its last use");
+    assertEquals(1, tiered.get("open"), "an open entry is kept after a minute");
+    now.addAndGet(Duration.ofMinutes(9).toNanos());
+    assertEquals(1, tiered.get("open"), "used 9 minutes ago");
+    now.addAndGet(Duration.ofMinutes(11).toNanos());
+    assertEquals(0, tiered.size());
+  }
+
+  @Test
+  void anEntryThatBecomesSettledMovesToTheShorterAgeAndBackWhenItIsOpenAgain() {
+    tiered.put("a", 1);
+    tiered.compute("a", (k, v) -> -v);
+    assertEquals(1, tiered.settledSize());
+    tiered.put("b", -2);
+    tiered.put("b", 2); // a newer open value under the same key
+    assertEquals(1, tiered.settledSize());
+    now.addAndGet(Duration.ofSeconds(31).toNanos());
+    assertNull(tiered.get("a"));
+    assertEquals(2, tiered.get("b"));
+    assertEquals(1, tiered.size());
+  }
+
+  @Test
+  void theSizeBoundPushesOutSettledEntriesBeforeOpenOnesAndSaysWhen() {
+    tiered.put("open-1", 1);
+    tiered.put("done-1", -1);
+    tiered.put("open-2", 2);
+    assertFalse(tiered.evictedBySizeSince(0));
+    now.addAndGet(5);
+    tiered.put("open-3", 3); // the eldest is open-1, but the settled entry goes first
+    assertNull(tiered.get("done-1"));
+    assertEquals(1, tiered.get("open-1"));
+    assertEquals(3, tiered.size());
+    assertTrue(tiered.evictedBySizeSince(5));
+    assertFalse(tiered.evictedBySizeSince(6), "nothing was pushed out after 6");
+    tiered.put("open-4", 4); // no settled entry left: the least recently used open one goes
+    assertNull(tiered.get("open-2"));
+    assertEquals(3, tiered.size());
+  }
+
+  @Test
+  void aPlainMapNeverCountsAnythingAsSettled() {
+    map.put("a", -1);
+    assertEquals(0, map.settledSize());
+    assertEquals(Duration.ofSeconds(10), map.settledAge());
+  }
+
   @Test
   void invalidBoundsAreRefusedWithTheirValue() {
+    assertEquals("Invalid settled age: PT20M (must be positive and at most PT10M)",
+        assertThrows(IllegalArgumentException.class, () -> new BoundedMap<String, Integer>(1, Duration.ofMinutes(10),
+            Duration.ofMinutes(20), v -> true)).getMessage());
     assertEquals("Invalid maximum size: 0",
         assertThrows(IllegalArgumentException.class, () -> new BoundedMap<String, String>(0, Duration.ofSeconds(1))).getMessage());
     assertEquals("Invalid maximum age: PT0S",

@@ -1,6 +1,7 @@
 package io.onceport.frontend.temporal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.onceport.frontend.gateway.BoundedMap;
@@ -12,7 +13,7 @@ import org.junit.jupiter.api.Test;
 /** Which run of an intent a call belongs to: the one that was open when the call arrived. */
 class OpenRunsTest {
   private final AtomicLong now = new AtomicLong(1_000);
-  private final OpenRuns runs = new OpenRuns(new BoundedMap<>(OpenRuns.MAX_RUNS, OpenRuns.MAX_AGE, now::get));
+  private final OpenRuns runs = new OpenRuns(now::get);
 
   @Test
   void aCallThatArrivedBeforeThisFrontEndReportedTheDeliveryIsBoundToTheRunAndOneAfterIsNot() {
@@ -59,5 +60,57 @@ class OpenRunsTest {
     now.addAndGet(Duration.ofMinutes(11).toNanos());
     assertEquals(0, runs.size());
     assertTrue(runs.boundRun("wf", 20).isEmpty());
+  }
+
+  @Test
+  void aDeliveredRunIsForgottenHalfAMinuteAfterItsLastUseWhileAnOpenOneStaysTenMinutes() {
+    long t = now.get();
+    runs.open("wf-done", "run-1", "act_1", t);
+    runs.open("wf-open", "run-2", "act_2", t);
+    runs.deliveryReported("wf-done", "run-1", t + 5);
+    assertEquals(1, runs.settledSize());
+    now.addAndGet(Duration.ofSeconds(29).toNanos());
+    assertEquals("run-1", runs.boundRun("wf-done", t + 1).orElseThrow().runId(), "29 s after the delivery: still known");
+    now.addAndGet(Duration.ofSeconds(31).toNanos());
+    assertTrue(runs.boundRun("wf-done", t + 1).isEmpty(), "31 s after its last use: forgotten");
+    assertEquals("run-2", runs.boundRun("wf-open", t + 1).orElseThrow().runId(), "the open run is kept");
+    now.addAndGet(Duration.ofMinutes(9).toNanos());
+    assertEquals(1, runs.size());
+  }
+
+  @Test
+  void aRunSeenClosedIsSettledButOneWhoseOlderRunIsStillOpenIsNot() {
+    long t = now.get();
+    runs.open("wf", "run-1", "act_1", t);
+    runs.open("wf", "run-2", "act_2", t + 10); // run-1 not seen closed: a straggler may still belong to it
+    runs.closed("wf", "run-2", t + 20);
+    assertEquals(0, runs.settledSize());
+    runs.closed("wf", "run-1", t + 30);
+    assertEquals(1, runs.settledSize());
+  }
+
+  @Test
+  void aCallThatWaitedLongerThanASettledRunIsHeldMayHaveLostItsRun() {
+    long arrival = now.get();
+    assertFalse(runs.mayHaveForgotten(arrival), "processed at once");
+    now.addAndGet(Duration.ofSeconds(29).toNanos());
+    assertFalse(runs.mayHaveForgotten(arrival));
+    now.addAndGet(Duration.ofSeconds(2).toNanos());
+    assertTrue(runs.mayHaveForgotten(arrival), "31 s between arrival and processing");
+  }
+
+  @Test
+  void aCallThatArrivedBeforeTheSizeBoundPushedARunOutMayHaveLostItsRun() {
+    OpenRuns small = new OpenRuns(new BoundedMap<>(2, OpenRuns.MAX_AGE, OpenRuns.SETTLED_AGE, OpenRuns.Run::settled, now::get),
+        now::get);
+    long arrival = now.get();
+    small.open("wf-1", "run-1", "act_1", arrival);
+    small.open("wf-2", "run-2", "act_2", arrival);
+    assertFalse(small.mayHaveForgotten(arrival));
+    now.addAndGet(1_000);
+    small.open("wf-3", "run-3", "act_3", now.get());
+    assertTrue(small.boundRun("wf-1", arrival).isEmpty(), "pushed out by size");
+    assertTrue(small.mayHaveForgotten(arrival));
+    assertFalse(small.mayHaveForgotten(now.get() + 1), "a call that arrived after it lost nothing");
   }
 }
