@@ -48,13 +48,7 @@ class SizeLimitsTest {
       "app/io/onceport/app/cli/BenchCommand.java#call", "app/io/onceport/app/cli/ExecutionsCommand.java#run",
       "app/io/onceport/app/cli/ExecutionsCommand.java#describe", "app/io/onceport/app/cli/ServeCommand.java#call",
       "app/io/onceport/app/engine/TemporalCliServer.java#start", "app/io/onceport/app/runtime/FrontendRuntime.java#start",
-      "app/io/onceport/app/soak/SoakBench.java#run", "app/io/onceport/app/soak/SoakReport.java#report",
-      "activities/io/onceport/activity/mcp/HttpUpstream.java#readEvents",
-      "activities/io/onceport/activity/mcp/McpChannel.java#queryStatus",
-      "activities/io/onceport/activity/mcp/StdioUpstream.java#start",
-      "activities/io/onceport/activity/operator/OperatorActivitiesImpl.java#verify",
-      "activities/io/onceport/activity/operator/OperatorKey.java#load",
-      "activities/io/onceport/activity/vault/VaultCodec.java#decode");
+      "app/io/onceport/app/soak/SoakBench.java#run", "app/io/onceport/app/soak/SoakReport.java#report");
 
   private static final Path FIXTURES = Path.of("src/test/java/io/onceport/architecture/archfixture");
 
