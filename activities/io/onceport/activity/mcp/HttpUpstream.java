@@ -369,34 +369,4 @@ final class HttpUpstream implements McpUpstream {
       started = true;
     }
   }
-
-  /** Runs the caller's hook once; remembers its failure so it propagates unchanged through OkHttp. */
-  private static final class BeforeWrite {
-    private final Runnable hook;
-    private boolean done;
-    private RuntimeException failure;
-
-    BeforeWrite(Runnable hook) {
-      this.hook = hook;
-    }
-
-    void run() throws IOException {
-      if (done) {
-        return;
-      }
-      try {
-        hook.run();
-        done = true;
-      } catch (RuntimeException e) {
-        failure = e;
-        throw new IOException("beforeWrite failed; nothing sent", e);
-      }
-    }
-
-    void rethrow() {
-      if (failure != null) {
-        throw failure;
-      }
-    }
-  }
 }

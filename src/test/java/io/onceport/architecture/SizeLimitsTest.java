@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -38,18 +37,6 @@ class SizeLimitsTest {
   private static final Set<Path> NOT_YET_CHECKED =
       Set.of(Path.of("mcp-frontend/io/onceport/frontend/temporal/TemporalExecutionGateway.java"));
 
-  /**
-   * Offences being split on this branch, one entry per file and member ({@code path} or
-   * {@code path#method}); an entry that no longer offends fails the test, so the list only shrinks.
-   */
-  private static final Set<String> BEING_SPLIT = Set.of(
-      "app/io/onceport/app/bench/BenchMemory.java#memory", "app/io/onceport/app/bench/BenchReport.java#text",
-      "app/io/onceport/app/bench/BenchRig.java#start", "app/io/onceport/app/bench/BenchStorm.java#storm",
-      "app/io/onceport/app/cli/BenchCommand.java#call", "app/io/onceport/app/cli/ExecutionsCommand.java#run",
-      "app/io/onceport/app/cli/ExecutionsCommand.java#describe", "app/io/onceport/app/cli/ServeCommand.java#call",
-      "app/io/onceport/app/engine/TemporalCliServer.java#start", "app/io/onceport/app/runtime/FrontendRuntime.java#start",
-      "app/io/onceport/app/soak/SoakBench.java#run", "app/io/onceport/app/soak/SoakReport.java#report");
-
   private static final Path FIXTURES = Path.of("src/test/java/io/onceport/architecture/archfixture");
 
   @Test
@@ -73,10 +60,7 @@ class SizeLimitsTest {
     }
     assertTrue(files > 200, "expected the main sources, found " + files + " files");
     assertTrue(members > 1000, "expected the main sources' methods, found " + members);
-    Set<String> stale = new TreeSet<>(BEING_SPLIT);
-    offences.forEach(o -> stale.remove(o.key()));
-    assertEquals(Set.of(), stale, "no longer long: remove from BEING_SPLIT");
-    assertEquals(List.of(), offences.stream().filter(o -> !BEING_SPLIT.contains(o.key())).map(Offence::message).toList(),
+    assertEquals(List.of(), offences.stream().map(Offence::message).toList(),
         "long without a reason (add one after '" + SourceSizes.MARKER + "' or split)");
   }
 
