@@ -8,11 +8,18 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaMethod;
+import com.tngtech.archunit.core.domain.JavaModifier;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -89,6 +96,56 @@ class SizeLimitsTest {
     assertEquals(Map.of(
         "LongMembersFixture", 1, "fiftyOneLinesWithoutAReason", 51, "fiftyOneLinesWithAReason", 51, "fiftyLines", 50,
         "bracesInsideLiteralsAndNestedBodies", 13, "Nested", 1, "nestedFiftyOneLines", 51), lengths);
+  }
+
+  /**
+   * The scanner must not miss a method (a missed one could be long unnoticed): every method the
+   * compiler compiled from the main sources starts (its first line of code, from the class file's
+   * line table) inside a member the scanner measured in that source file. Constructors (whose line
+   * table includes field initializers), synthetic and bridge methods, anonymous classes, and what
+   * records and enums generate have no declaration of their own to find, and are left out.
+   */
+  @Test
+  void theScannerFindsEveryMethodTheCompilerCompiledFromTheMainSources() {
+    JavaClasses main = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+        .importUrl(io.onceport.workflow.contract.ToolContract.class.getProtectionDomain().getCodeSource().getLocation());
+    Map<Path, SourceSizes.Measured> measured = new HashMap<>();
+    List<String> missed = new ArrayList<>();
+    int checked = 0;
+    for (JavaClass c : main) {
+      if (c.isAnonymousClass() || c.isEnum() || c.getRawSuperclass().map(x -> x.isEquivalentTo(Record.class)).orElse(false)
+          || c.getName().contains("$$")) {
+        continue;
+      }
+      Path file = sourceOf(c);
+      if (file == null || NOT_YET_CHECKED.contains(file)) {
+        continue;
+      }
+      SourceSizes.Measured m = measured.computeIfAbsent(file, SizeLimitsTest::measure);
+      for (JavaMethod method : c.getMethods()) {
+        int line = method.getSourceCodeLocation().getLineNumber();
+        if (line <= 0 || method.getName().contains("$") || method.getModifiers().contains(JavaModifier.SYNTHETIC)
+            || method.getModifiers().contains(JavaModifier.BRIDGE)) {
+          continue;
+        }
+        checked++;
+        if (m.members().stream().noneMatch(x -> x.firstLine() <= line && line <= x.lastLine())) {
+          missed.add(file + ":" + line + " " + method.getName());
+        }
+      }
+    }
+    assertTrue(checked > 1000, "expected the main sources' methods, checked " + checked);
+    assertEquals(List.of(), missed, "methods the scanner did not measure");
+  }
+
+  /** The source file of a class: its top-level class's name under the one source root that has it. */
+  private static Path sourceOf(JavaClass c) {
+    JavaClass top = c;
+    while (top.getEnclosingClass().isPresent()) {
+      top = top.getEnclosingClass().get();
+    }
+    String relative = top.getName().replace('.', '/') + ".java";
+    return MAIN_ROOTS.stream().map(r -> r.resolve(relative)).filter(Files::isRegularFile).findFirst().orElse(null);
   }
 
   private static List<String> messages(List<Offence> offences) {

@@ -85,7 +85,10 @@ final class SourceSizes {
     List<Member> members = new ArrayList<>();
     for (Token t : tokens) {
       Frame top = stack.peek();
-      if (t.is("{")) {
+      if (top.type && (t.is("{") || t.is("}")) && depth(top.pending) > 0) {
+        // inside parentheses of a declaration: an annotation's array value, or a lambda in a field initializer
+        top.pending.add(t);
+      } else if (t.is("{")) {
         if (!top.type) {
           stack.push(new Frame(false, null));
           continue;

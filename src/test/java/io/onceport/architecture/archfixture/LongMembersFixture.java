@@ -165,7 +165,7 @@ public final class LongMembersFixture {
     return total;
   }
 
-  @SuppressWarnings(value = "unused")
+  @SuppressWarnings(value = {"unused", "rawtypes"})
   static String bracesInsideLiteralsAndNestedBodies(
       int x) {
     String open = "{{{ not a block";
