@@ -183,6 +183,23 @@ final class GroupCommit {
     if (gather && error == null) {
       lastBatch = Math.max(1, target - base);
     }
+    List<Waiting> done = settle(error, target);
+    if (!waiting.isEmpty() || written > synced) {
+      syncWanted.signal();
+    }
+    if (!done.isEmpty()) {
+      completeOutsideLock(done, error);
+    }
+    // Only now wake the synchronous appenders: one that returns has every earlier entry's future
+    // completed (they were forced by the same or an earlier force).
+    syncDone.signalAll();
+  }
+
+  /**
+   * After a force (holding syncLock): a failed one fails every waiting append and the log; a good
+   * one advances {@code synced} to {@code target} and takes the appends it made durable.
+   */
+  private List<Waiting> settle(IOException error, long target) {
     List<Waiting> done = new ArrayList<>();
     if (error != null) {
       if (failure == null) {
@@ -201,28 +218,26 @@ final class GroupCommit {
         }
       }
     }
-    if (!waiting.isEmpty() || written > synced) {
-      syncWanted.signal();
-    }
-    if (!done.isEmpty()) {
-      // complete outside the lock: a dependent stage must not run while we hold it
-      IOException failed = error;
-      syncLock.unlock();
-      try {
-        for (Waiting w : done) {
-          if (failed == null) {
-            w.future().complete(w.appended());
-          } else {
-            w.future().completeExceptionally(unavailable(failed));
-          }
+    return done;
+  }
+
+  /**
+   * Completes the settled appends' futures outside syncLock (held on entry and again on return): a
+   * dependent stage must not run while we hold it.
+   */
+  private void completeOutsideLock(List<Waiting> done, IOException failed) {
+    syncLock.unlock();
+    try {
+      for (Waiting w : done) {
+        if (failed == null) {
+          w.future().complete(w.appended());
+        } else {
+          w.future().completeExceptionally(unavailable(failed));
         }
-      } finally {
-        syncLock.lock();
       }
+    } finally {
+      syncLock.lock();
     }
-    // Only now wake the synchronous appenders: one that returns has every earlier entry's future
-    // completed (they were forced by the same or an earlier force).
-    syncDone.signalAll();
   }
 
   /** The background syncer: forces whenever asynchronous appends wait and nobody else is forcing. */

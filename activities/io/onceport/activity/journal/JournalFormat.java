@@ -101,51 +101,69 @@ final class JournalFormat {
       b.append(x.booleanValue());
     } else if (v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte
         || v instanceof Double || v instanceof Float || v instanceof java.math.BigInteger) {
-      double d = Double.parseDouble(v.toString());
-      if (Double.isNaN(d) || Double.isInfinite(d)) {
-        return false;
-      }
-      try {
-        b.append(org.erdtman.jcs.NumberToJSON.serializeNumber(d));
-      } catch (IOException e) {
-        return false;
-      }
+      return number(b, v);
     } else if (v instanceof Map<?, ?> map) {
-      TreeMap<String, Object> sorted = new TreeMap<>();
-      for (Map.Entry<?, ?> e : map.entrySet()) {
-        if (!(e.getKey() instanceof String k)) {
-          return false;
-        }
-        sorted.put(k, e.getValue());
-      }
-      b.append('{');
-      boolean first = true;
-      for (Map.Entry<String, Object> e : sorted.entrySet()) {
-        if (!first) {
-          b.append(',');
-        }
-        first = false;
-        string(b, e.getKey());
-        b.append(':');
-        if (!value(b, e.getValue())) {
-          return false;
-        }
-      }
-      b.append('}');
+      return object(b, map);
     } else if (v instanceof List<?> list) {
-      b.append('[');
-      for (int i = 0; i < list.size(); i++) {
-        if (i > 0) {
-          b.append(',');
-        }
-        if (!value(b, list.get(i))) {
-          return false;
-        }
-      }
-      b.append(']');
+      return array(b, list);
     } else {
       return false;
     }
+    return true;
+  }
+
+  /** A JCS number (as ECMAScript prints a double); false for NaN and the infinities, which JSON lacks. */
+  private static boolean number(StringBuilder b, Object v) {
+    double d = Double.parseDouble(v.toString());
+    if (Double.isNaN(d) || Double.isInfinite(d)) {
+      return false;
+    }
+    try {
+      b.append(org.erdtman.jcs.NumberToJSON.serializeNumber(d));
+    } catch (IOException e) {
+      return false;
+    }
+    return true;
+  }
+
+  /** A JCS object: members sorted by key; false for a key that is not a string or a value that cannot be encoded. */
+  private static boolean object(StringBuilder b, Map<?, ?> map) {
+    TreeMap<String, Object> sorted = new TreeMap<>();
+    for (Map.Entry<?, ?> e : map.entrySet()) {
+      if (!(e.getKey() instanceof String k)) {
+        return false;
+      }
+      sorted.put(k, e.getValue());
+    }
+    b.append('{');
+    boolean first = true;
+    for (Map.Entry<String, Object> e : sorted.entrySet()) {
+      if (!first) {
+        b.append(',');
+      }
+      first = false;
+      string(b, e.getKey());
+      b.append(':');
+      if (!value(b, e.getValue())) {
+        return false;
+      }
+    }
+    b.append('}');
+    return true;
+  }
+
+  /** A JCS array, in order; false for an element that cannot be encoded. */
+  private static boolean array(StringBuilder b, List<?> list) {
+    b.append('[');
+    for (int i = 0; i < list.size(); i++) {
+      if (i > 0) {
+        b.append(',');
+      }
+      if (!value(b, list.get(i))) {
+        return false;
+      }
+    }
+    b.append(']');
     return true;
   }
 
@@ -245,32 +263,8 @@ final class JournalFormat {
    * throws {@link BadEntry} with the first rule it breaks.
    */
   static Checked check(byte[] line, long expectedSeq, String expectedPrev) throws BadEntry {
-    String text;
-    try {
-      text = StandardCharsets.UTF_8.newDecoder()
-          .onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT)
-          .decode(ByteBuffer.wrap(line)).toString();
-    } catch (CharacterCodingException e) {
-      throw new BadEntry("not valid UTF-8");
-    }
-    JsonNode node;
-    try {
-      node = JSON.readTree(text);
-    } catch (JsonProcessingException e) {
-      throw new BadEntry("not valid JSON");
-    }
-    if (node == null || !node.isObject()) {
-      throw new BadEntry("not a JSON object");
-    }
-    try {
-      if (!new JsonCanonicalizer(text).getEncodedString().equals(text)) {
-        throw new BadEntry("not in canonical form (RFC 8785)");
-      }
-    } catch (IOException | RuntimeException e) {
-      throw new BadEntry("not valid JSON");
-    }
-    JsonNode obj = node;
+    String text = utf8(line);
+    JsonNode obj = canonicalObject(text);
     JsonNode seq = obj.get("seq");
     JsonNode hash = obj.get("hash");
     JsonNode prev = obj.get("prev");
@@ -294,6 +288,39 @@ final class JournalFormat {
       throw new BadEntry("prev does not match the hash of the entry before it (chain broken)");
     }
     return new Checked(s, key.asText(), computed, obj);
+  }
+
+  /** The line as text: a line that is not valid UTF-8 is refused, never repaired. */
+  private static String utf8(byte[] line) throws BadEntry {
+    try {
+      return StandardCharsets.UTF_8.newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(ByteBuffer.wrap(line)).toString();
+    } catch (CharacterCodingException e) {
+      throw new BadEntry("not valid UTF-8");
+    }
+  }
+
+  /** The line's JSON object, refused unless the text is already its RFC 8785 canonical form. */
+  private static JsonNode canonicalObject(String text) throws BadEntry {
+    JsonNode node;
+    try {
+      node = JSON.readTree(text);
+    } catch (JsonProcessingException e) {
+      throw new BadEntry("not valid JSON");
+    }
+    if (node == null || !node.isObject()) {
+      throw new BadEntry("not a JSON object");
+    }
+    try {
+      if (!new JsonCanonicalizer(text).getEncodedString().equals(text)) {
+        throw new BadEntry("not in canonical form (RFC 8785)");
+      }
+    } catch (IOException | RuntimeException e) {
+      throw new BadEntry("not valid JSON");
+    }
+    return node;
   }
 
   /**

@@ -292,15 +292,7 @@ final class HttpUpstream implements McpUpstream {
             if (m != null && m.has("id") && id.equals(m.get("id").asText()) && (m.has("result") || m.has("error"))) {
               return m;
             }
-            if (m != null && m.has("method") && !m.has("id")) {
-              if ("notifications/tools/list_changed".equals(m.get("method").asText())) {
-                listChanged.accept(describe());
-              }
-              notifications.accept(m);
-            } else if (m != null && m.has("method")) {
-              LOG.warn("{}: ignoring the server's request {} (Onceport offers no client capabilities)", describe(),
-                  m.get("method").asText());
-            }
+            otherMessage(m, notifications);
           }
         } else if (line.startsWith("data:")) {
           if (data.length() > 0) {
@@ -316,6 +308,19 @@ final class HttpUpstream implements McpUpstream {
       throw f;
     } catch (IOException e) {
       throw new McpFailure(McpFailure.Stage.UNKNOWN, what + ": the event stream broke off before the response (" + e + ")", e);
+    }
+  }
+
+  /** A message on the stream that is not the response: a notification is passed on (a tool list change announced), a request ignored. */
+  private void otherMessage(JsonNode m, Consumer<JsonNode> notifications) {
+    if (m != null && m.has("method") && !m.has("id")) {
+      if ("notifications/tools/list_changed".equals(m.get("method").asText())) {
+        listChanged.accept(describe());
+      }
+      notifications.accept(m);
+    } else if (m != null && m.has("method")) {
+      LOG.warn("{}: ignoring the server's request {} (Onceport offers no client capabilities)", describe(),
+          m.get("method").asText());
     }
   }
 
@@ -362,36 +367,6 @@ final class HttpUpstream implements McpUpstream {
     @Override
     public void requestBodyStart(Call call) {
       started = true;
-    }
-  }
-
-  /** Runs the caller's hook once; remembers its failure so it propagates unchanged through OkHttp. */
-  private static final class BeforeWrite {
-    private final Runnable hook;
-    private boolean done;
-    private RuntimeException failure;
-
-    BeforeWrite(Runnable hook) {
-      this.hook = hook;
-    }
-
-    void run() throws IOException {
-      if (done) {
-        return;
-      }
-      try {
-        hook.run();
-        done = true;
-      } catch (RuntimeException e) {
-        failure = e;
-        throw new IOException("beforeWrite failed; nothing sent", e);
-      }
-    }
-
-    void rethrow() {
-      if (failure != null) {
-        throw failure;
-      }
     }
   }
 }

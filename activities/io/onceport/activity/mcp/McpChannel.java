@@ -138,6 +138,11 @@ public final class McpChannel implements DispatchChannel {
           e.stage() == McpFailure.Stage.UNKNOWN ? IOException.class.getName() : ErrorTypes.NOT_SENT);
     }
     DispatchResult result = toResult(answer, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), spec.credential(), redactor);
+    return verdict(status, answer, result);
+  }
+
+  /** What the status tool's answer says: its {@code field} matched against the contract's value lists. */
+  private static StatusResult verdict(McpStatusSpec status, McpUpstream.Answer answer, DispatchResult result) {
     String who = "status tool " + status.tool();
     if (!answer.isRpc() || answer.message().has("error") || answer.message().path("result").path("isError").asBoolean(false)) {
       return new StatusResult(StatusResult.Verdict.UNKNOWN, null, who + " answered an error: " + HttpUpstream.abbreviate(result.body()));

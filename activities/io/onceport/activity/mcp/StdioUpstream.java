@@ -95,17 +95,7 @@ final class StdioUpstream implements McpUpstream {
 
   private Running start(long timeoutMillis) throws McpFailure {
     long generation = System.nanoTime();
-    Process p;
-    try {
-      ProcessBuilder pb = new ProcessBuilder(command);
-      pb.environment().putAll(env);
-      if (workingDir != null) {
-        pb.directory(new File(workingDir));
-      }
-      p = pb.start();
-    } catch (IOException e) {
-      throw new McpFailure(McpFailure.Stage.NOT_SENT, describe() + ": cannot start the server (" + e.getMessage() + ")", e);
-    }
+    Process p = launch();
     LOG.info("{}: started (pid {})", describe(), p.pid());
     Thread reader = new Thread(() -> readLoop(p, generation), "onceport-mcp-stdio-" + p.pid());
     reader.setDaemon(true);
@@ -142,6 +132,20 @@ final class StdioUpstream implements McpUpstream {
     } catch (IOException e) {
       p.destroyForcibly();
       throw new McpFailure(McpFailure.Stage.NOT_SENT, describe() + ": initialize failed: " + e.getMessage(), e);
+    }
+  }
+
+  /** The server's process, from the configured command, environment and working directory. */
+  private Process launch() throws McpFailure {
+    try {
+      ProcessBuilder pb = new ProcessBuilder(command);
+      pb.environment().putAll(env);
+      if (workingDir != null) {
+        pb.directory(new File(workingDir));
+      }
+      return pb.start();
+    } catch (IOException e) {
+      throw new McpFailure(McpFailure.Stage.NOT_SENT, describe() + ": cannot start the server (" + e.getMessage() + ")", e);
     }
   }
 

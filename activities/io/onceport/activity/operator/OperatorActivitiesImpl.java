@@ -73,31 +73,43 @@ public final class OperatorActivitiesImpl implements OperatorActivities {
     if (!OperatorKey.verify(operator.publicKey(), decision.statement(), decision.signature())) {
       return DecisionVerdict.refused(claimed, "the signature does not verify with " + claimed + "'s key " + operator.keyId());
     }
+    String mismatch = mismatch(s, binding);
+    if (mismatch != null) {
+      return DecisionVerdict.refused(claimed, mismatch);
+    }
+    return DecisionVerdict.accepted(operator.name(), s.decision(), s.reason(), s.nonce());
+  }
+
+  /**
+   * Why a genuine statement does not decide this question (another kind, subject, fingerprint or
+   * decision; a validity too long; issued in the future or expired by workflow time), or null.
+   */
+  private static String mismatch(DecisionStatement s, DecisionBinding binding) {
     if (!s.kind().equals(binding.kind())) {
-      return DecisionVerdict.refused(claimed, "the statement is a " + s.kind() + " decision, not a " + binding.kind() + " decision");
+      return "the statement is a " + s.kind() + " decision, not a " + binding.kind() + " decision";
     }
     if (!s.subject().equals(binding.subject())) {
-      return DecisionVerdict.refused(claimed, "the statement is bound to " + s.subject() + ", not " + binding.subject());
+      return "the statement is bound to " + s.subject() + ", not " + binding.subject();
     }
     if (binding.fingerprint() != null && !binding.fingerprint().equals(s.fingerprint())) {
-      return DecisionVerdict.refused(claimed, "the statement is bound to fingerprint " + s.fingerprint()
-          + ", not this execution's " + binding.fingerprint());
+      return "the statement is bound to fingerprint " + s.fingerprint()
+          + ", not this execution's " + binding.fingerprint();
     }
     if (!binding.allowedDecisions().contains(s.decision())) {
-      return DecisionVerdict.refused(claimed, "the statement decides " + s.decision() + ", which does not apply here (expected "
-          + String.join(" or ", binding.allowedDecisions()) + ")");
+      return "the statement decides " + s.decision() + ", which does not apply here (expected "
+          + String.join(" or ", binding.allowedDecisions()) + ")";
     }
     Instant now = Instant.ofEpochMilli(binding.nowMillis());
     if (Duration.between(s.issuedAt(), s.expiresAt()).compareTo(MAX_VALIDITY) > 0) {
-      return DecisionVerdict.refused(claimed, "the statement claims a validity of " + Duration.between(s.issuedAt(), s.expiresAt())
-          + ", longer than the maximum " + MAX_VALIDITY);
+      return "the statement claims a validity of " + Duration.between(s.issuedAt(), s.expiresAt())
+          + ", longer than the maximum " + MAX_VALIDITY;
     }
     if (now.isBefore(s.issuedAt().minusSeconds(SKEW_SECONDS))) {
-      return DecisionVerdict.refused(claimed, "the statement was issued at " + s.issuedAt() + ", after the workflow's time " + now);
+      return "the statement was issued at " + s.issuedAt() + ", after the workflow's time " + now;
     }
     if (!now.isBefore(s.expiresAt())) {
-      return DecisionVerdict.refused(claimed, "the statement expired at " + s.expiresAt() + " (workflow time " + now + ")");
+      return "the statement expired at " + s.expiresAt() + " (workflow time " + now + ")";
     }
-    return DecisionVerdict.accepted(operator.name(), s.decision(), s.reason(), s.nonce());
+    return null;
   }
 }

@@ -211,18 +211,7 @@ public final class OperatorKey {
    *     public key not matching the private key)
    */
   public static OperatorKey load(Path file) throws IOException {
-    PosixFileAttributeView view = Files.getFileAttributeView(file, PosixFileAttributeView.class);
-    if (view != null && Files.exists(file)) {
-      Set<PosixFilePermission> perms = view.readAttributes().permissions();
-      Set<PosixFilePermission> open = EnumSet.of(
-          PosixFilePermission.GROUP_READ, PosixFilePermission.GROUP_WRITE, PosixFilePermission.GROUP_EXECUTE,
-          PosixFilePermission.OTHERS_READ, PosixFilePermission.OTHERS_WRITE, PosixFilePermission.OTHERS_EXECUTE);
-      open.retainAll(perms);
-      if (!open.isEmpty()) {
-        throw new IOException("operator key " + file + " is accessible by group or others ("
-            + PosixFilePermissions.toString(perms) + "); run: chmod 600 " + file);
-      }
-    }
+    refuseIfShared(file);
     String text;
     try {
       text = Files.readString(file, StandardCharsets.UTF_8);
@@ -263,6 +252,22 @@ public final class OperatorKey {
       throw new IOException("operator key " + file + ": public_key does not belong to private_key (corrupt file)");
     }
     return key;
+  }
+
+  /** A key file that group or others can access is refused (on a POSIX file system), with the fix. */
+  private static void refuseIfShared(Path file) throws IOException {
+    PosixFileAttributeView view = Files.getFileAttributeView(file, PosixFileAttributeView.class);
+    if (view != null && Files.exists(file)) {
+      Set<PosixFilePermission> perms = view.readAttributes().permissions();
+      Set<PosixFilePermission> open = EnumSet.of(
+          PosixFilePermission.GROUP_READ, PosixFilePermission.GROUP_WRITE, PosixFilePermission.GROUP_EXECUTE,
+          PosixFilePermission.OTHERS_READ, PosixFilePermission.OTHERS_WRITE, PosixFilePermission.OTHERS_EXECUTE);
+      open.retainAll(perms);
+      if (!open.isEmpty()) {
+        throw new IOException("operator key " + file + " is accessible by group or others ("
+            + PosixFilePermissions.toString(perms) + "); run: chmod 600 " + file);
+      }
+    }
   }
 
   private static byte[] decodeOrEmpty(String b64) {

@@ -191,6 +191,43 @@ final class VaultCodec {
   }
 
   static Contents decode(byte[] data, String where) {
+    ByteBuffer in = checkedBody(data, where);
+    try {
+      int kdfId = Byte.toUnsignedInt(in.get());
+      if (kdfId != KDF_ARGON2ID) {
+        throw VaultException.corrupted("unknown key derivation " + kdfId + " (" + where + ")");
+      }
+      KdfParameters kdf;
+      try {
+        kdf = new KdfParameters(in.getInt(), in.getInt(), Byte.toUnsignedInt(in.get()));
+      } catch (IllegalArgumentException e) {
+        throw VaultException.corrupted(e.getMessage() + " (" + where + ")");
+      }
+      byte[] salt = bytes(in, Byte.toUnsignedInt(in.get()));
+      byte[] keyCheckNonce = bytes(in, NONCE_BYTES);
+      byte[] keyCheck = bytes(in, Short.toUnsignedInt(in.getShort()));
+      int count = in.getInt();
+      if (count < 0 || count > in.remaining()) {
+        throw VaultException.corrupted("bad entry count " + count + " (" + where + ")");
+      }
+      List<SealedEntry> entries = new ArrayList<>(count);
+      for (int i = 0; i < count; i++) {
+        entries.add(entry(in, where));
+      }
+      if (in.hasRemaining()) {
+        throw VaultException.corrupted(in.remaining() + " unexpected trailing bytes (" + where + ")");
+      }
+      return new Contents(new Header(kdf, salt, keyCheckNonce, keyCheck), entries);
+    } catch (BufferUnderflowException e) {
+      throw VaultException.corrupted("malformed structure (" + where + ")");
+    }
+  }
+
+  /**
+   * The body of a vault file after its envelope checks (length, magic, checksum, format version):
+   * positioned after the prefix, limited before the digest.
+   */
+  private static ByteBuffer checkedBody(byte[] data, String where) {
     if (data.length < PREFIX_BYTES + DIGEST_BYTES) {
       throw VaultException.corrupted("truncated to " + data.length + " bytes (" + where + ")");
     }
@@ -217,48 +254,24 @@ final class VaultCodec {
       throw VaultException.corrupted("unsupported format version " + version + " (" + where + ")");
     }
     in.limit(data.length - DIGEST_BYTES);
-    try {
-      int kdfId = Byte.toUnsignedInt(in.get());
-      if (kdfId != KDF_ARGON2ID) {
-        throw VaultException.corrupted("unknown key derivation " + kdfId + " (" + where + ")");
-      }
-      KdfParameters kdf;
-      try {
-        kdf = new KdfParameters(in.getInt(), in.getInt(), Byte.toUnsignedInt(in.get()));
-      } catch (IllegalArgumentException e) {
-        throw VaultException.corrupted(e.getMessage() + " (" + where + ")");
-      }
-      byte[] salt = bytes(in, Byte.toUnsignedInt(in.get()));
-      byte[] keyCheckNonce = bytes(in, NONCE_BYTES);
-      byte[] keyCheck = bytes(in, Short.toUnsignedInt(in.getShort()));
-      int count = in.getInt();
-      if (count < 0 || count > in.remaining()) {
-        throw VaultException.corrupted("bad entry count " + count + " (" + where + ")");
-      }
-      List<SealedEntry> entries = new ArrayList<>(count);
-      for (int i = 0; i < count; i++) {
-        String name = new String(bytes(in, Short.toUnsignedInt(in.getShort())), StandardCharsets.UTF_8);
-        int type = Byte.toUnsignedInt(in.get());
-        if (type >= Credential.Type.values().length) {
-          throw VaultException.corrupted("entry '" + name + "' has unknown type " + type + " (" + where + ")");
-        }
-        int flags = Byte.toUnsignedInt(in.get());
-        byte[] nonce = bytes(in, NONCE_BYTES);
-        int length = in.getInt();
-        if (length < 0) {
-          throw VaultException.corrupted("bad entry length (" + where + ")");
-        }
-        entries.add(
-            new SealedEntry(
-                name, Credential.Type.values()[type], (flags & FLAG_APPROVE_EACH_USE) != 0, nonce, bytes(in, length)));
-      }
-      if (in.hasRemaining()) {
-        throw VaultException.corrupted(in.remaining() + " unexpected trailing bytes (" + where + ")");
-      }
-      return new Contents(new Header(kdf, salt, keyCheckNonce, keyCheck), entries);
-    } catch (BufferUnderflowException e) {
-      throw VaultException.corrupted("malformed structure (" + where + ")");
+    return in;
+  }
+
+  /** One sealed entry: name, credential type, flags, nonce and ciphertext. */
+  private static SealedEntry entry(ByteBuffer in, String where) {
+    String name = new String(bytes(in, Short.toUnsignedInt(in.getShort())), StandardCharsets.UTF_8);
+    int type = Byte.toUnsignedInt(in.get());
+    if (type >= Credential.Type.values().length) {
+      throw VaultException.corrupted("entry '" + name + "' has unknown type " + type + " (" + where + ")");
     }
+    int flags = Byte.toUnsignedInt(in.get());
+    byte[] nonce = bytes(in, NONCE_BYTES);
+    int length = in.getInt();
+    if (length < 0) {
+      throw VaultException.corrupted("bad entry length (" + where + ")");
+    }
+    return new SealedEntry(
+        name, Credential.Type.values()[type], (flags & FLAG_APPROVE_EACH_USE) != 0, nonce, bytes(in, length));
   }
 
   private static byte[] bytes(ByteBuffer in, int length) {

@@ -64,6 +64,12 @@ final class BenchMemory {
     if (firstError != null) {
       m.put("first_error", firstError);
     }
+    growth(m, points);
+    return m;
+  }
+
+  /** Heap and RSS (and the engine's RSS) at the last point over the first, once there are two. */
+  private static void growth(ObjectNode m, ArrayNode points) {
     if (points.size() >= 2) {
       JsonNode a = points.get(0);
       JsonNode b = points.get(points.size() - 1);
@@ -73,7 +79,6 @@ final class BenchMemory {
         Bench.put(m, "engine_rss_growth", ratio(b.path("engine_rss_bytes").asLong(), a.path("engine_rss_bytes").asLong()));
       }
     }
-    return m;
   }
 
   private static double ratio(long after, long before) {

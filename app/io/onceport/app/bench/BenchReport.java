@@ -18,6 +18,26 @@ public final class BenchReport {
       b.append(String.format(Locale.ROOT, "round %d: load %s → %s%n", round.path("round").asInt(),
           round.path("load_before").asText(), round.path("load_after").asText()));
     }
+    subjects(b, r, budget);
+    b.append(String.format(Locale.ROOT, "CPU per call counts %s.%n", r.path("cpu_counts").asText()));
+    for (String section : new String[] {"history", "storm", "memory"}) {
+      if (r.path(section).has("error")) {
+        b.append(String.format(Locale.ROOT, "%n%s: failed: %s%n", section, r.path(section).path("error").asText()));
+      }
+    }
+    JsonNode h = r.path("history");
+    if (!h.isMissingNode() && !h.has("error")) {
+      b.append(String.format(Locale.ROOT, "%nhistory of one side-effecting call: %s%n", history(h.path("side_effecting"))));
+      b.append(String.format(Locale.ROOT, "history of one read_only call:      %s%n", history(h.path("read_only"))));
+    }
+    storm(b, r.path("storm"));
+    memory(b, r.path("memory"));
+    b.append(String.format(Locale.ROOT, "%nbench took %.1f s%n", r.path("seconds").asDouble()));
+    return b.toString();
+  }
+
+  /** The subjects' table: latency at C=1, throughput at C=concurrency, CPU per call, and each ratio to its baseline. */
+  private static void subjects(StringBuilder b, JsonNode r, JsonNode budget) {
     int c = budget.path("concurrency").asInt();
     b.append(String.format(Locale.ROOT, "%n%-54s %9s %9s %10s %10s   %s%n", "subject", "C=1 p50", "C=1 p90", "C=" + c + " /s",
         "CPU/call", "ratio to baseline: p50 / throughput / CPU"));
@@ -34,18 +54,10 @@ public final class BenchReport {
           ms(s, "p90_ms"), rate(s, "throughput_per_s"), ms(s, "cpu_ms_per_call"), ratio,
           s.path("errors").asLong() > 0 ? "   ERRORS " + s.path("errors").asLong() + ": " + s.path("first_error").asText() : ""));
     }
-    b.append(String.format(Locale.ROOT, "CPU per call counts %s.%n", r.path("cpu_counts").asText()));
-    for (String section : new String[] {"history", "storm", "memory"}) {
-      if (r.path(section).has("error")) {
-        b.append(String.format(Locale.ROOT, "%n%s: failed: %s%n", section, r.path(section).path("error").asText()));
-      }
-    }
-    JsonNode h = r.path("history");
-    if (!h.isMissingNode() && !h.has("error")) {
-      b.append(String.format(Locale.ROOT, "%nhistory of one side-effecting call: %s%n", history(h.path("side_effecting"))));
-      b.append(String.format(Locale.ROOT, "history of one read_only call:      %s%n", history(h.path("read_only"))));
-    }
-    JsonNode st = r.path("storm");
+  }
+
+  /** The storm of identical calls: how many dispatches it caused and how its callers were answered. */
+  private static void storm(StringBuilder b, JsonNode st) {
     if (!st.isMissingNode() && !st.has("error")) {
       b.append(String.format(Locale.ROOT, "%nstorm: %d identical concurrent calls → %d dispatch(es), %d answered (%d completed), "
               + "%d distinct execution id(s), %d ms (driver floor %s ms; the target held the action %s ms; "
@@ -58,7 +70,10 @@ public final class BenchReport {
             b.append(String.format(Locale.ROOT, "  unanswered: %d × %s%n", e.getValue().asInt(), e.getKey())));
       }
     }
-    JsonNode m = r.path("memory");
+  }
+
+  /** Memory over sequential distinct calls: each measured point and the growth between the first and last. */
+  private static void memory(StringBuilder b, JsonNode m) {
     if (!m.isMissingNode() && !m.has("error")) {
       b.append(String.format(Locale.ROOT, "%nmemory: %d sequential distinct calls (%d completed, %d errors) in %.1f s%n",
           m.path("calls").asInt(), m.path("completed_calls").asInt(), m.path("errors").asInt(), m.path("seconds").asDouble()));
@@ -75,8 +90,6 @@ public final class BenchReport {
         b.append("  ").append(m.path("stopped_early").asText()).append('\n');
       }
     }
-    b.append(String.format(Locale.ROOT, "%nbench took %.1f s%n", r.path("seconds").asDouble()));
-    return b.toString();
   }
 
   private static String history(JsonNode h) {

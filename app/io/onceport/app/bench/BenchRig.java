@@ -72,24 +72,10 @@ final class BenchRig implements AutoCloseable {
     running.add(() -> deleteTree(dir));
     try {
       Path data = dir.resolve("data");
-      ChildProcess engineProcess = null;
-      String engineTarget;
-      String target;
-      if (settings.engineInProcess()) {
-        DemoTarget demo = DemoTarget.start("127.0.0.1", 0);
-        running.add(demo);
-        target = demo.url();
-        EmbeddedEngine engine = EmbeddedEngine.start("127.0.0.1", 0);
-        running.add(engine);
-        engineTarget = engine.target();
-      } else {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        engineProcess = ChildProcess.start("engine",
-            List.of(java, "-cp", absoluteClassPath(), EngineChild.class.getName()), dir, null);
-        running.add(engineProcess);
-        target = "http://127.0.0.1:" + engineProcess.awaitLine(EngineChild.TARGET_READY, Duration.ofSeconds(90));
-        engineTarget = "127.0.0.1:" + engineProcess.awaitLine(EngineChild.READY, Duration.ofSeconds(90));
-      }
+      Engine started = startEngine(settings, dir, running);
+      ChildProcess engineProcess = started.process();
+      String engineTarget = started.engineTarget();
+      String target = started.target();
       ContractSet tools = new ContractLoader().load(contracts(settings, dir, target));
       if (tools.find(settings.tool()).isEmpty()) {
         throw new IllegalArgumentException("no contract for --tool " + settings.tool() + " in " + settings.contracts());
@@ -112,25 +98,53 @@ final class BenchRig implements AutoCloseable {
       running.add(bare);
       String token = new AgentRegistry(data).add("agent:bench");
 
-      NodeRuntime.PassThrough passThrough = null;
-      String skipped = null;
-      if (settings.runs("passthrough")) {
-        try {
-          passThrough = NodeRuntime.locate(settings.node(), settings.nodeProject(), log).startPassThrough(target);
-          running.add(passThrough);
-        } catch (IOException | RuntimeException e) {
-          skipped = e.getMessage();
-          log.println("bench: the pass-through subject is skipped: " + skipped);
-          log.flush();
-        }
-      } else {
-        skipped = "not selected";
-      }
-      return new BenchRig(dir, target, engineProcess, connection, frontend, bare, passThrough, skipped, token, releaseId,
-          http, running);
+      PassThroughStart pass = startPassThrough(settings, target, log, running);
+      return new BenchRig(dir, target, engineProcess, connection, frontend, bare, pass.passThrough(), pass.skipped(), token,
+          releaseId, http, running);
     } catch (Exception | Error e) {
       closeAll(running);
       throw e;
+    }
+  }
+
+  /** The engine and the demo target: their addresses, and the engine's child process when it runs out of process. */
+  private record Engine(ChildProcess process, String engineTarget, String target) {}
+
+  private static Engine startEngine(BenchSettings settings, Path dir, List<AutoCloseable> running) throws Exception {
+    if (settings.engineInProcess()) {
+      DemoTarget demo = DemoTarget.start("127.0.0.1", 0);
+      running.add(demo);
+      EmbeddedEngine engine = EmbeddedEngine.start("127.0.0.1", 0);
+      running.add(engine);
+      return new Engine(null, engine.target(), demo.url());
+    }
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    ChildProcess engineProcess = ChildProcess.start("engine",
+        List.of(java, "-cp", absoluteClassPath(), EngineChild.class.getName()), dir, null);
+    running.add(engineProcess);
+    String target = "http://127.0.0.1:" + engineProcess.awaitLine(EngineChild.TARGET_READY, Duration.ofSeconds(90));
+    String engineTarget = "127.0.0.1:" + engineProcess.awaitLine(EngineChild.READY, Duration.ofSeconds(90));
+    return new Engine(engineProcess, engineTarget, target);
+  }
+
+  /** The pass-through subject, or why it is skipped (not selected, or no Node runtime to run it). */
+  private record PassThroughStart(NodeRuntime.PassThrough passThrough, String skipped) {}
+
+  private static PassThroughStart startPassThrough(BenchSettings settings, String target, PrintWriter log,
+      List<AutoCloseable> running) throws InterruptedException {
+    if (!settings.runs("passthrough")) {
+      return new PassThroughStart(null, "not selected");
+    }
+    try {
+      NodeRuntime.PassThrough passThrough =
+          NodeRuntime.locate(settings.node(), settings.nodeProject(), log).startPassThrough(target);
+      running.add(passThrough);
+      return new PassThroughStart(passThrough, null);
+    } catch (IOException | RuntimeException e) {
+      String skipped = e.getMessage();
+      log.println("bench: the pass-through subject is skipped: " + skipped);
+      log.flush();
+      return new PassThroughStart(null, skipped);
     }
   }
 

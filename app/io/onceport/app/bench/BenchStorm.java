@@ -48,11 +48,7 @@ final class BenchStorm {
     say("bench: storm of " + n + " identical concurrent calls");
     ObjectNode s = McpDriver.JSON.createObjectNode();
     s.put("calls", n);
-    ExecutorService executor = Executors.newFixedThreadPool(8, r -> {
-      Thread t = new Thread(r, "bench-storm");
-      t.setDaemon(true);
-      return t;
-    });
+    ExecutorService executor = stormExecutor();
     try {
       long floor = floor(rig, n, executor, s);
       if (floor >= 0) {
@@ -78,43 +74,61 @@ final class BenchStorm {
         // counted below, call by call
       }
       long elapsed = System.nanoTime() - t0;
-      int answered = 0;
-      int completed = 0;
-      Set<String> ids = new HashSet<>();
-      Map<String, Integer> failures = new LinkedHashMap<>();
-      for (CompletableFuture<JsonNode> f : calls) {
-        if (f.isDone() && !f.isCompletedExceptionally()) {
-          answered++;
-          JsonNode summary = f.get().path("_meta").path("onceport/execution");
-          String id = summary.path("execution_id").asText(null);
-          if (id != null) {
-            ids.add(id);
-          }
-          if ("completed".equals(summary.path("state").asText())) {
-            completed++;
-          }
-        } else {
-          String why = f.isDone() ? rootMessage(f) : "no answer within " + settings.stormTimeout().toSeconds() + " s";
-          failures.merge(why, 1, Integer::sum);
-        }
-        f.cancel(true);
-      }
+      Tally tally = tally(calls);
       int dispatches = rig.actionsContaining(version);
-      s.put("answered", answered);
-      s.put("completed", completed);
-      s.put("execution_ids", ids.size());
+      s.put("answered", tally.answered());
+      s.put("completed", tally.completed());
+      s.put("execution_ids", tally.executionIds());
       s.put("dispatches", dispatches);
       s.put("elapsed_ms", elapsed / 1_000_000);
       s.put("answered_after_hold_ms", Math.max(0, elapsed / 1_000_000 - hold.toMillis()));
-      if (!failures.isEmpty()) {
+      if (!tally.failures().isEmpty()) {
         ObjectNode fo = s.putObject("unanswered");
-        failures.forEach(fo::put);
+        tally.failures().forEach(fo::put);
       }
       s.put("load_after", Bench.loadAverage());
     } finally {
       executor.shutdownNow();
     }
     return s;
+  }
+
+  /** Eight daemon threads for the storm's HTTP clients. */
+  private static ExecutorService stormExecutor() {
+    return Executors.newFixedThreadPool(8, r -> {
+      Thread t = new Thread(r, "bench-storm");
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  /** How the storm's calls ended: answered (and completed), how many execution ids, and why the others were not. */
+  private record Tally(int answered, int completed, int executionIds, Map<String, Integer> failures) {}
+
+  /** Counts each call's end, and cancels what is still running. */
+  private Tally tally(List<CompletableFuture<JsonNode>> calls) throws Exception {
+    int answered = 0;
+    int completed = 0;
+    Set<String> ids = new HashSet<>();
+    Map<String, Integer> failures = new LinkedHashMap<>();
+    for (CompletableFuture<JsonNode> f : calls) {
+      if (f.isDone() && !f.isCompletedExceptionally()) {
+        answered++;
+        JsonNode summary = f.get().path("_meta").path("onceport/execution");
+        String id = summary.path("execution_id").asText(null);
+        if (id != null) {
+          ids.add(id);
+        }
+        if ("completed".equals(summary.path("state").asText())) {
+          completed++;
+        }
+      } else {
+        String why = f.isDone() ? rootMessage(f) : "no answer within " + settings.stormTimeout().toSeconds() + " s";
+        failures.merge(why, 1, Integer::sum);
+      }
+      f.cancel(true);
+    }
+    return new Tally(answered, completed, ids.size(), failures);
   }
 
   /** The floor in nanoseconds, or -1 when some pings failed (counted in {@code driver_floor_failures}). */

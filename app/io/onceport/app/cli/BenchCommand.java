@@ -99,19 +99,40 @@ public final class BenchCommand implements Callable<Integer> {
       return soak.run(spec, json);
     }
     if (report != null) {
-      com.fasterxml.jackson.databind.JsonNode saved;
-      try {
-        saved = new com.fasterxml.jackson.databind.ObjectMapper().readTree(report.toFile());
-      } catch (java.io.IOException e) {
-        throw new CliException("--report " + report + ": not a bench result (" + e.getMessage() + ")");
-      }
-      if (saved == null || !saved.has("subjects")) {
-        throw new CliException("--report " + report + ": not a bench result (no subjects)");
-      }
-      spec.commandLine().getOut().print(BenchReport.text(saved));
-      spec.commandLine().getOut().flush();
-      return 0;
+      return printReport();
     }
+    BenchSettings settings = settings();
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter progress = json ? spec.commandLine().getErr() : out;
+    var result = new Bench(settings, progress).run();
+    if (json) {
+      out.println(new com.fasterxml.jackson.databind.ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(result));
+    } else {
+      out.println();
+      out.print(BenchReport.text(result));
+    }
+    out.flush();
+    return failed(result) ? 1 : 0;
+  }
+
+  /** {@code --report}: the table of a result saved earlier, with nothing measured. */
+  private int printReport() {
+    com.fasterxml.jackson.databind.JsonNode saved;
+    try {
+      saved = new com.fasterxml.jackson.databind.ObjectMapper().readTree(report.toFile());
+    } catch (java.io.IOException e) {
+      throw new CliException("--report " + report + ": not a bench result (" + e.getMessage() + ")");
+    }
+    if (saved == null || !saved.has("subjects")) {
+      throw new CliException("--report " + report + ": not a bench result (no subjects)");
+    }
+    spec.commandLine().getOut().print(BenchReport.text(saved));
+    spec.commandLine().getOut().flush();
+    return 0;
+  }
+
+  /** The budget named by {@code --budget}, with each option given on the command line instead of its default. */
+  private BenchSettings settings() {
     BenchSettings.Builder b = switch (budget) {
       case "standard" -> BenchSettings.standard();
       case "tiny" -> BenchSettings.tiny();
@@ -151,22 +172,15 @@ public final class BenchCommand implements Callable<Integer> {
     b.node = node;
     b.nodeProject = nodeProject;
     b.engineInProcess = engineInProcess;
-    BenchSettings settings;
     try {
-      settings = b.build();
+      return b.build();
     } catch (IllegalArgumentException e) {
       throw new CliException(e.getMessage());
     }
-    PrintWriter out = spec.commandLine().getOut();
-    PrintWriter progress = json ? spec.commandLine().getErr() : out;
-    var result = new Bench(settings, progress).run();
-    if (json) {
-      out.println(new com.fasterxml.jackson.databind.ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(result));
-    } else {
-      out.println();
-      out.print(BenchReport.text(result));
-    }
-    out.flush();
+  }
+
+  /** Whether any subject counted errors or any section failed: the exit status is then 1. */
+  private static boolean failed(com.fasterxml.jackson.databind.JsonNode result) {
     boolean failed = false;
     for (var s : result.path("subjects")) {
       failed |= s.path("errors").asLong() > 0;
@@ -174,7 +188,7 @@ public final class BenchCommand implements Callable<Integer> {
     for (String section : List.of("history", "storm", "memory")) {
       failed |= result.path(section).has("error");
     }
-    return failed ? 1 : 0;
+    return failed;
   }
 
   private static Duration duration(String option, String value) {

@@ -115,33 +115,9 @@ public final class ExecutionsCommand implements Runnable {
           throw new CliException("list failed: " + e.getStatus().getCode() + " " + e.getStatus().getDescription());
         }
         PrintWriter out = spec.commandLine().getOut();
-        // One unreadable record (a stuck workflow) never breaks the list: it is listed with the reason.
-        List<Listed> rows = new java.util.ArrayList<>();
-        for (ExecutionLocation location : found) {
-          try {
-            rows.add(new Listed(location, directory.record(location), null));
-          } catch (RuntimeException e) {
-            if (TemporalErrors.isDecodeFailure(e)) {
-              throw e; // wrong or missing payload keys: every row would fail; CliErrors names the key directory
-            }
-            rows.add(new Listed(location, null, reason(e)));
-          }
-        }
+        List<Listed> rows = rows(directory, found);
         if (json) {
-          List<Object> items = new java.util.ArrayList<>();
-          for (Listed row : rows) {
-            if (row.record() != null) {
-              items.add(row.record());
-            } else {
-              java.util.Map<String, Object> item = new java.util.LinkedHashMap<>();
-              item.put("executionId", row.location().executionId());
-              item.put("workflowId", row.location().workflowId());
-              item.put("runId", row.location().runId());
-              item.put("unreadable", row.unreadable());
-              items.add(item);
-            }
-          }
-          out.println(toJson(items));
+          out.println(toJson(jsonItems(rows)));
           return;
         }
         out.printf("%-30s %-34s %-22s %-18s %s%n", "EXECUTION", "STATE", "TOOL", "ACTOR", "ACCEPTED");
@@ -155,6 +131,40 @@ public final class ExecutionsCommand implements Runnable {
           }
         }
       }
+    }
+
+    /** One unreadable record (a stuck workflow) never breaks the list: it is listed with the reason. */
+    private static List<Listed> rows(ExecutionDirectory directory, List<ExecutionLocation> found) {
+      List<Listed> rows = new java.util.ArrayList<>();
+      for (ExecutionLocation location : found) {
+        try {
+          rows.add(new Listed(location, directory.record(location), null));
+        } catch (RuntimeException e) {
+          if (TemporalErrors.isDecodeFailure(e)) {
+            throw e; // wrong or missing payload keys: every row would fail; CliErrors names the key directory
+          }
+          rows.add(new Listed(location, null, reason(e)));
+        }
+      }
+      return rows;
+    }
+
+    /** The rows for {@code --json}: each record, or where it lives and why it could not be read. */
+    private static List<Object> jsonItems(List<Listed> rows) {
+      List<Object> items = new java.util.ArrayList<>();
+      for (Listed row : rows) {
+        if (row.record() != null) {
+          items.add(row.record());
+        } else {
+          java.util.Map<String, Object> item = new java.util.LinkedHashMap<>();
+          item.put("executionId", row.location().executionId());
+          item.put("workflowId", row.location().workflowId());
+          item.put("runId", row.location().runId());
+          item.put("unreadable", row.unreadable());
+          items.add(item);
+        }
+      }
+      return items;
     }
   }
 
@@ -278,15 +288,7 @@ public final class ExecutionsCommand implements Runnable {
     appendTime(b, "dispatched", r.dispatchedAt());
     appendTime(b, "completed", r.completedAt());
     appendTime(b, "delivered", r.deliveredAt());
-    if (r.authorization() != null) {
-      b.append("authorization ").append(r.authorization().decision()).append(" by ").append(r.authorization().by())
-          .append(" (rule ").append(r.authorization().rule()).append(")")
-          .append(r.authorization().reason() == null || r.authorization().reason().isEmpty() ? "" : ": " + r.authorization().reason())
-          .append('\n');
-      if (r.authorization().expiresAt() != null) {
-        b.append("expires     ").append(r.authorization().expiresAt()).append('\n');
-      }
-    }
+    appendAuthorization(b, r);
     if (r.targetStatus() != null) {
       b.append("target status ").append(r.targetStatus()).append('\n');
     }
@@ -296,6 +298,25 @@ public final class ExecutionsCommand implements Runnable {
     if (r.resultReference() != null) {
       b.append("result      ").append(r.resultReference()).append('\n');
     }
+    appendEvidence(b, r);
+    return b.toString().stripTrailing();
+  }
+
+  /** How the ladder decided, by whom and under which rule, and until when a waiting decision holds. */
+  private static void appendAuthorization(StringBuilder b, ExecutionRecord r) {
+    if (r.authorization() != null) {
+      b.append("authorization ").append(r.authorization().decision()).append(" by ").append(r.authorization().by())
+          .append(" (rule ").append(r.authorization().rule()).append(")")
+          .append(r.authorization().reason() == null || r.authorization().reason().isEmpty() ? "" : ": " + r.authorization().reason())
+          .append('\n');
+      if (r.authorization().expiresAt() != null) {
+        b.append("expires     ").append(r.authorization().expiresAt()).append('\n');
+      }
+    }
+  }
+
+  /** The evidence: each send and status check, the review, each call, and the transitions in order. */
+  private static void appendEvidence(StringBuilder b, ExecutionRecord r) {
     b.append("dispatches  ").append(r.dispatchAttempts()).append('\n');
     for (ExecutionRecord.Send s : r.sends()) {
       b.append("  send ").append(s.attempt()).append(' ').append(s.observed())
@@ -319,7 +340,6 @@ public final class ExecutionsCommand implements Runnable {
     for (ExecutionRecord.Transition t : r.transitions()) {
       b.append("  ").append(t.at()).append(' ').append(t.state()).append(t.detail().isEmpty() ? "" : " — " + t.detail()).append('\n');
     }
-    return b.toString().stripTrailing();
   }
 
   private static void appendTime(StringBuilder b, String label, String at) {

@@ -100,40 +100,19 @@ public final class ServeCommand implements Callable<Integer> {
         target = parse("--temporal", common.temporal.target()).toString();
         engineNote = "";
       } else {
-        // The UI (in the operator's browser) decodes payloads through this front end's codec server:
-        // known only when the MCP port is fixed and reachable on loopback.
-        HostPort mcp = settings.listen();
-        String codecEndpoint = mcp.port() != 0 && mcp.isLoopback() ? "http://" + mcp + "/codec" : null;
-        LocalEngine local = LocalEngine.start(choice, new LocalEngine.Settings(common.data(), "127.0.0.1", embeddedPort, uiPort,
-            false, codecEndpoint, Duration.ofSeconds(60)));
-        running.add(local);
-        if (codecEndpoint != null && local.uiUrl().isPresent()) {
+        LocalEngine local = startLocalEngine(choice, mode, settings, running, err);
+        if (local.uiUrl().isPresent() && codecEndpoint(settings) != null) {
           settings = settings.withCodecUiOrigin(local.uiUrl().get());
         }
         embedded = local.nonSticky();
         target = local.target();
         engineNote = " " + local.describe();
-        if (local.kind() == LocalEngine.Kind.EMBEDDED && mode == LocalEngine.Mode.AUTO) {
-          err.println("onceport: note: the embedded engine keeps every execution in memory and loses them when serve stops; "
-              + "for a serve that runs for days, " + LocalEngine.INSTALL_HINT);
-        }
       }
       TemporalConnection connection = common.connect(target, embedded, metrics);
       running.add(connection);
       connection.registerSearchAttributes();
-      WorkerRuntime workerRuntime = WorkerRuntime.start(connection, common.taskQueue, common.data(), vault,
-          common.sessionAuthorization, worker.approvalTimeout, worker.journalWriter, workerTuning);
-      running.add(workerRuntime);
-      // One JVM: the read path may use the worker's vault and journal (a frontend-only process may not).
-      FrontendRuntime front = FrontendRuntime.start(connection, common.taskQueue, common.data(), tools, settings, metrics,
-          workerRuntime.readAccess());
-      running.add(front);
-      HostPort mcp = settings.listen();
-      out.printf("onceport: MCP endpoint http://%s:%d/mcp — %d tools from %s, Temporal %s%s (namespace %s, task queue %s), "
-              + "session authorization %s, data %s%n",
-          mcp.host().contains(":") ? "[" + mcp.host() + "]" : mcp.host(), front.port(), tools.size(), frontend.contracts, target,
-          engineNote, common.namespace(), common.taskQueue, common.sessionAuthorization, common.data().toAbsolutePath().normalize());
-      out.flush();
+      FrontendRuntime front = startRoles(connection, vault, workerTuning, tools, settings, metrics, running);
+      printEndpoint(out, settings, front, tools, target, engineNote);
     } catch (CliException e) {
       RoleCommands.closeAll(running);
       throw e;
@@ -144,6 +123,52 @@ public final class ServeCommand implements Callable<Integer> {
     running.add(0, metrics);
     RoleCommands.runUntilStopped(running);
     return 0;
+  }
+
+  /** The worker and the front end in this one JVM, each added to {@code running} once started. */
+  private FrontendRuntime startRoles(TemporalConnection connection, VaultService vault, WorkerTuning workerTuning,
+      ContractSet tools, FrontendSettings settings, Metrics metrics, List<AutoCloseable> running) {
+    WorkerRuntime workerRuntime = WorkerRuntime.start(connection, common.taskQueue, common.data(), vault,
+        common.sessionAuthorization, worker.approvalTimeout, worker.journalWriter, workerTuning);
+    running.add(workerRuntime);
+    // One JVM: the read path may use the worker's vault and journal (a frontend-only process may not).
+    FrontendRuntime front = FrontendRuntime.start(connection, common.taskQueue, common.data(), tools, settings, metrics,
+        workerRuntime.readAccess());
+    running.add(front);
+    return front;
+  }
+
+  /** The line serve prints once it listens: where, with which tools, engine, namespace, task queue and data. */
+  private void printEndpoint(PrintWriter out, FrontendSettings settings, FrontendRuntime front, ContractSet tools,
+      String target, String engineNote) {
+    HostPort mcp = settings.listen();
+    out.printf("onceport: MCP endpoint http://%s:%d/mcp — %d tools from %s, Temporal %s%s (namespace %s, task queue %s), "
+            + "session authorization %s, data %s%n",
+        mcp.host().contains(":") ? "[" + mcp.host() + "]" : mcp.host(), front.port(), tools.size(), frontend.contracts, target,
+        engineNote, common.namespace(), common.taskQueue, common.sessionAuthorization, common.data().toAbsolutePath().normalize());
+    out.flush();
+  }
+
+  /**
+   * The UI (in the operator's browser) decodes payloads through this front end's codec server:
+   * known only when the MCP port is fixed and reachable on loopback.
+   */
+  private static String codecEndpoint(FrontendSettings settings) {
+    HostPort mcp = settings.listen();
+    return mcp.port() != 0 && mcp.isLoopback() ? "http://" + mcp + "/codec" : null;
+  }
+
+  /** The local engine serve starts when no --temporal is given; warns when it keeps executions only in memory. */
+  private LocalEngine startLocalEngine(LocalEngine.Choice choice, LocalEngine.Mode mode, FrontendSettings settings,
+      List<AutoCloseable> running, PrintWriter err) {
+    LocalEngine local = LocalEngine.start(choice, new LocalEngine.Settings(common.data(), "127.0.0.1", embeddedPort, uiPort,
+        false, codecEndpoint(settings), Duration.ofSeconds(60)));
+    running.add(local);
+    if (local.kind() == LocalEngine.Kind.EMBEDDED && mode == LocalEngine.Mode.AUTO) {
+      err.println("onceport: note: the embedded engine keeps every execution in memory and loses them when serve stops; "
+          + "for a serve that runs for days, " + LocalEngine.INSTALL_HINT);
+    }
+    return local;
   }
 
   static LocalEngine.Mode engineMode(String engine) {

@@ -121,23 +121,7 @@ public final class TemporalCliServer implements AutoCloseable {
     if (!headless) {
       refuseBusyPort(dataDir, ip, webPort, "UI port (--ui-port)");
     }
-    List<String> command = new ArrayList<>(List.of("/bin/sh", "-c", WATCHDOG, "onceport-temporal-watchdog",
-        binary.toString(), "server", "start-dev",
-        "--ip", ip, "--port", Integer.toString(grpcPort),
-        "--db-filename", dataDir.resolve("temporal.db").toString(),
-        "--namespace", "default",
-        "--log-format", "json", "--log-level", "warn"));
-    for (String name : TemporalConnection.SEARCH_ATTRIBUTES) {
-      command.addAll(List.of("--search-attribute", name + "=Keyword"));
-    }
-    if (headless) {
-      command.add("--headless");
-    } else {
-      command.addAll(List.of("--ui-port", Integer.toString(webPort)));
-      if (uiCodecEndpoint != null) {
-        command.addAll(List.of("--ui-codec-endpoint", uiCodecEndpoint));
-      }
-    }
+    List<String> command = command(binary, dataDir, ip, grpcPort, webPort, headless, uiCodecEndpoint);
     Path log = dataDir.resolve("temporal-server.log");
     Process process;
     try {
@@ -160,6 +144,29 @@ public final class TemporalCliServer implements AutoCloseable {
       throw e;
     }
     return server;
+  }
+
+  /** {@code temporal server start-dev} under the watchdog, with Onceport's search attributes registered up front. */
+  private static List<String> command(Path binary, Path dataDir, String ip, int grpcPort, int webPort, boolean headless,
+      String uiCodecEndpoint) {
+    List<String> command = new ArrayList<>(List.of("/bin/sh", "-c", WATCHDOG, "onceport-temporal-watchdog",
+        binary.toString(), "server", "start-dev",
+        "--ip", ip, "--port", Integer.toString(grpcPort),
+        "--db-filename", dataDir.resolve("temporal.db").toString(),
+        "--namespace", "default",
+        "--log-format", "json", "--log-level", "warn"));
+    for (String name : TemporalConnection.SEARCH_ATTRIBUTES) {
+      command.addAll(List.of("--search-attribute", name + "=Keyword"));
+    }
+    if (headless) {
+      command.add("--headless");
+    } else {
+      command.addAll(List.of("--ui-port", Integer.toString(webPort)));
+      if (uiCodecEndpoint != null) {
+        command.addAll(List.of("--ui-codec-endpoint", uiCodecEndpoint));
+      }
+    }
+    return command;
   }
 
   /**

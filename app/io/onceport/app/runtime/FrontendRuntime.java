@@ -117,6 +117,11 @@ public final class FrontendRuntime implements AutoCloseable {
         })
         .build();
     McpServer server = new McpServer(config, gateway, agents::authenticate).start();
+    return new FrontendRuntime(server, gateway, reviewsGauge(metrics, directory));
+  }
+
+  /** Counts the executions waiting for an operator every 15 s, for the {@code reviews waiting} gauge. */
+  private static ScheduledExecutorService reviewsGauge(Metrics metrics, ExecutionDirectory directory) {
     ScheduledExecutorService counter = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "onceport-reviews-gauge");
       t.setDaemon(true);
@@ -129,7 +134,7 @@ public final class FrontendRuntime implements AutoCloseable {
         // Temporal unreachable for a moment: keep the last value; /readyz reports reachability.
       }
     }, 1, 15, TimeUnit.SECONDS);
-    return new FrontendRuntime(server, gateway, counter);
+    return counter;
   }
 
   /** The read path with this process's own ladder: the same rungs as a worker's, with the vault it holds (or none). */

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.onceport.shared.codec.Payloads;
 import io.onceport.frontend.auth.AgentRegistry;
+import io.onceport.frontend.contract.ContractLoadException;
 import io.onceport.frontend.contract.ContractLoader;
 import io.onceport.frontend.contract.ContractSet;
 import io.onceport.frontend.fingerprint.FingerprintKey;
@@ -77,17 +78,11 @@ public final class SoakBench {
     Path dir = Files.createTempDirectory("onceport-soak");
     Path data = dir.resolve("data");
     List<AutoCloseable> running = new ArrayList<>();
-    ExecutorService pool = Executors.newFixedThreadPool(Math.max(settings.callers() + 1, 8), r -> {
-      Thread t = new Thread(r, "soak-caller");
-      t.setDaemon(true);
-      return t;
-    });
+    ExecutorService pool = callerPool();
     try {
       CountingTarget target = CountingTarget.start();
       running.add(target);
-      Path contracts = Files.createDirectories(dir.resolve("contracts"));
-      Files.writeString(contracts.resolve(TOOL + ".yaml"), contract(target.port()));
-      ContractSet tools = new ContractLoader().load(contracts);
+      ContractSet tools = tools(dir, target);
       String token = new AgentRegistry(data).add(ACTOR);
 
       LocalEngine.Choice choice = LocalEngine.choose(settings.engine(), TemporalCliServer.findBinary());
@@ -98,20 +93,10 @@ public final class SoakBench {
       double engineStartSeconds = (System.nanoTime() - t0) / 1e9;
       progress.accept(String.format("soak: engine %s, ready in %.1f s", engine.describe(), engineStartSeconds));
 
-      Metrics metrics = new Metrics();
-      running.add(metrics);
-      TemporalConnection connection = TemporalConnection.connect(engine.target(), "default", engine.nonSticky(),
-          Payloads.dataConverter(true, data), Duration.ofSeconds(10), metrics.metricsScope());
-      running.add(connection);
-      connection.registerSearchAttributes();
-      running.add(WorkerRuntime.start(connection, "onceport", data, null, "operator", settings.effectiveApprovalTimeout(),
-          null, settings.tuning()));
-      FrontendRuntime calls = FrontendRuntime.start(connection, "onceport", data, tools,
-          FrontendSettings.loopback(Duration.ofSeconds(30), "auto"), metrics);
-      running.add(calls);
-      FrontendRuntime gated = FrontendRuntime.start(connection, "onceport", data, tools,
-          FrontendSettings.loopback(Duration.ofSeconds(30), "operator"), metrics);
-      running.add(gated);
+      Runtimes runtimes = startRuntimes(engine, data, tools, running);
+      TemporalConnection connection = runtimes.connection();
+      FrontendRuntime calls = runtimes.calls();
+      FrontendRuntime gated = runtimes.gated();
 
       HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10)).build();
       URI callsUri = URI.create("http://127.0.0.1:" + calls.port() + "/mcp");
@@ -119,10 +104,7 @@ public final class SoakBench {
       FingerprintKey key = FingerprintKey.loadOrCreate(data);
       SoakRun run = new SoakRun(connection, engine, target, key, progress);
 
-      List<McpCaller> callers = new ArrayList<>();
-      for (int i = 0; i < settings.callers(); i++) {
-        callers.add(McpCaller.open(http, callsUri, token, "2025-06-18", "soak-caller-" + i));
-      }
+      List<McpCaller> callers = openCallers(http, callsUri, token);
       // Warm-up: class loading, JIT and connection pools, before the baseline.
       runCalls(pool, callers, run, settings.warmup(), Double.POSITIVE_INFINITY, Long.MAX_VALUE);
       run.sample("baseline");
@@ -130,41 +112,95 @@ public final class SoakBench {
       createWaiting(pool, http, gatedUri, token, run);
       run.sample("waiting");
 
-      long end = System.nanoTime() + settings.duration().toNanos();
-      Future<?> load = settings.rate() == 0 ? null
-          : pool.submit(() -> runCalls(pool, callers, run, Long.MAX_VALUE, settings.rate(), end));
-      long nextSample = System.nanoTime() + settings.interval().toNanos();
-      long nextCount = settings.sampleCalls() == 0 ? Long.MAX_VALUE : settings.sampleCalls();
-      while (System.nanoTime() < end) {
-        Thread.sleep(Math.max(1, Math.min(200, TimeUnit.NANOSECONDS.toMillis(Math.min(end, nextSample) - System.nanoTime()))));
-        run.failIfBroken();
-        if (System.nanoTime() >= nextSample) {
-          run.sample("run");
-          nextSample = System.nanoTime() + settings.interval().toNanos();
-        } else if (run.completed.get() >= nextCount) {
-          run.sample("run");
-          while (nextCount <= run.completed.get()) {
-            nextCount += settings.sampleCalls();
-          }
-        }
-      }
-      if (load != null) {
-        load.get(5, TimeUnit.MINUTES);
-      }
+      measure(pool, callers, run);
       run.failIfBroken();
       run.sample("end");
       long stillWaiting = new ExecutionDirectory(connection).countWaitingForOperators();
       return SoakReport.report(settings, run, engine, engineStartSeconds, stillWaiting);
     } finally {
       pool.shutdownNow();
-      for (int i = running.size() - 1; i >= 0; i--) {
-        try {
-          running.get(i).close();
-        } catch (Exception ignored) {
-          // best effort
+      closeInReverse(running);
+      deleteTree(dir);
+    }
+  }
+
+  /** The soak's one tool, written as a contract file against the counting target and loaded as serve would. */
+  private static ContractSet tools(Path dir, CountingTarget target) throws IOException, ContractLoadException {
+    Path contracts = Files.createDirectories(dir.resolve("contracts"));
+    Files.writeString(contracts.resolve(TOOL + ".yaml"), contract(target.port()));
+    return new ContractLoader().load(contracts);
+  }
+
+  private ExecutorService callerPool() {
+    return Executors.newFixedThreadPool(Math.max(settings.callers() + 1, 8), r -> {
+      Thread t = new Thread(r, "soak-caller");
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  /** The connection, the worker, and two front ends: one for the measured calls, one whose calls wait for an operator. */
+  private record Runtimes(TemporalConnection connection, FrontendRuntime calls, FrontendRuntime gated) {}
+
+  private Runtimes startRuntimes(LocalEngine engine, Path data, ContractSet tools, List<AutoCloseable> running) {
+    Metrics metrics = new Metrics();
+    running.add(metrics);
+    TemporalConnection connection = TemporalConnection.connect(engine.target(), "default", engine.nonSticky(),
+        Payloads.dataConverter(true, data), Duration.ofSeconds(10), metrics.metricsScope());
+    running.add(connection);
+    connection.registerSearchAttributes();
+    running.add(WorkerRuntime.start(connection, "onceport", data, null, "operator", settings.effectiveApprovalTimeout(),
+        null, settings.tuning()));
+    FrontendRuntime calls = FrontendRuntime.start(connection, "onceport", data, tools,
+        FrontendSettings.loopback(Duration.ofSeconds(30), "auto"), metrics);
+    running.add(calls);
+    FrontendRuntime gated = FrontendRuntime.start(connection, "onceport", data, tools,
+        FrontendSettings.loopback(Duration.ofSeconds(30), "operator"), metrics);
+    running.add(gated);
+    return new Runtimes(connection, calls, gated);
+  }
+
+  private List<McpCaller> openCallers(HttpClient http, URI callsUri, String token) throws Exception {
+    List<McpCaller> callers = new ArrayList<>();
+    for (int i = 0; i < settings.callers(); i++) {
+      callers.add(McpCaller.open(http, callsUri, token, "2025-06-18", "soak-caller-" + i));
+    }
+    return callers;
+  }
+
+  /** The measured phase: calls at the set rate until the duration ends, sampled every interval or every so many calls. */
+  private void measure(ExecutorService pool, List<McpCaller> callers, SoakRun run) throws Exception {
+    long end = System.nanoTime() + settings.duration().toNanos();
+    Future<?> load = settings.rate() == 0 ? null
+        : pool.submit(() -> runCalls(pool, callers, run, Long.MAX_VALUE, settings.rate(), end));
+    long nextSample = System.nanoTime() + settings.interval().toNanos();
+    long nextCount = settings.sampleCalls() == 0 ? Long.MAX_VALUE : settings.sampleCalls();
+    while (System.nanoTime() < end) {
+      Thread.sleep(Math.max(1, Math.min(200, TimeUnit.NANOSECONDS.toMillis(Math.min(end, nextSample) - System.nanoTime()))));
+      run.failIfBroken();
+      if (System.nanoTime() >= nextSample) {
+        run.sample("run");
+        nextSample = System.nanoTime() + settings.interval().toNanos();
+      } else if (run.completed.get() >= nextCount) {
+        run.sample("run");
+        while (nextCount <= run.completed.get()) {
+          nextCount += settings.sampleCalls();
         }
       }
-      deleteTree(dir);
+    }
+    if (load != null) {
+      load.get(5, TimeUnit.MINUTES);
+    }
+  }
+
+  /** Best effort, last started first. */
+  private static void closeInReverse(List<AutoCloseable> running) {
+    for (int i = running.size() - 1; i >= 0; i--) {
+      try {
+        running.get(i).close();
+      } catch (Exception ignored) {
+        // best effort
+      }
     }
   }
 

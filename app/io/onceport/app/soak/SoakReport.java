@@ -46,24 +46,7 @@ final class SoakReport {
   static ObjectNode report(SoakSettings settings, SoakRun run, LocalEngine engine, double engineStartSeconds, long stillWaiting) {
     ObjectNode r = JSON.createObjectNode();
     ObjectNode s = r.putObject("settings");
-    s.put("duration", settings.duration().toString());
-    s.put("engine", engine.kind().wireName());
-    s.put("engine_choice", engine.choice().why());
-    s.put("engine_start_s", Math.round(engineStartSeconds * 10) / 10.0);
-    s.put("waiting", settings.waiting());
-    s.put("waiting_per_session", settings.waitingPerSession());
-    if (Double.isInfinite(settings.rate())) {
-      s.put("rate", "max");
-    } else {
-      s.put("rate", settings.rate());
-    }
-    s.put("callers", settings.callers());
-    s.put("interval", settings.interval().toString());
-    s.put("warmup", settings.warmup());
-    s.put("workflow_cache_size", settings.tuning().workflowCacheSize());
-    s.put("workflow_threads", settings.tuning().maxWorkflowThreads());
-    s.put("approval_timeout", settings.effectiveApprovalTimeout().toString());
-    s.put("max_heap_mib", Runtime.getRuntime().maxMemory() / KIB / KIB);
+    putSettings(s, settings, engine, engineStartSeconds);
     r.set("samples", run.samples);
     ObjectNode sum = r.putObject("summary");
     JsonNode baseline = find(run.samples, "baseline");
@@ -109,6 +92,28 @@ final class SoakReport {
     sum.set("history_waiting_first", waitingSample.at("/history/waiting"));
     sum.set("history_waiting_last", last.at("/history/waiting"));
     return r;
+  }
+
+  /** What the soak ran with: duration, engine (and how long it took to start), load, worker tuning, heap. */
+  private static void putSettings(ObjectNode s, SoakSettings settings, LocalEngine engine, double engineStartSeconds) {
+    s.put("duration", settings.duration().toString());
+    s.put("engine", engine.kind().wireName());
+    s.put("engine_choice", engine.choice().why());
+    s.put("engine_start_s", Math.round(engineStartSeconds * 10) / 10.0);
+    s.put("waiting", settings.waiting());
+    s.put("waiting_per_session", settings.waitingPerSession());
+    if (Double.isInfinite(settings.rate())) {
+      s.put("rate", "max");
+    } else {
+      s.put("rate", settings.rate());
+    }
+    s.put("callers", settings.callers());
+    s.put("interval", settings.interval().toString());
+    s.put("warmup", settings.warmup());
+    s.put("workflow_cache_size", settings.tuning().workflowCacheSize());
+    s.put("workflow_threads", settings.tuning().maxWorkflowThreads());
+    s.put("approval_timeout", settings.effectiveApprovalTimeout().toString());
+    s.put("max_heap_mib", Runtime.getRuntime().maxMemory() / KIB / KIB);
   }
 
   /** The summary as text lines. */

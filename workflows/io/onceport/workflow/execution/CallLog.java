@@ -71,8 +71,9 @@ final class CallLog {
     return Math.max(1, n);
   }
 
-  int unrecorded() {
-    return unrecorded;
+  /** The record's message, saying how many calls were counted but not kept on the record. */
+  String itemized(String message) {
+    return unrecorded == 0 ? message : message + " (" + unrecorded + " further calls not itemized)";
   }
 
   List<AttachedCall> calls() {

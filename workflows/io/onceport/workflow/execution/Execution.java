@@ -8,7 +8,6 @@ import io.onceport.workflow.journal.JournalTransition;
 import io.onceport.workflow.replay.ReplayPolicy;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -78,10 +77,7 @@ final class Execution {
     this.acceptedAt = Instant.ofEpochMilli(acceptedMillis).toString();
     this.journal = new JournalQueue(executionId, input.fingerprint(), input.tool());
     transitions.add(new ExecutionRecord.Transition(state.wireName(), acceptedAt, ""));
-    queue(JournalTransition.ACCEPTED, 1, Map.of(
-        "tool", input.tool(), "actor", input.actor(), "target", input.target(),
-        "replay_class", input.contract().replayClass().wireName(), "intent_scope", input.intentScope(),
-        "arguments", input.shownArguments()));
+    queue(JournalTransition.ACCEPTED, 1, JournalDetails.accepted(input));
   }
 
   /** For the data converter: every field is then set from the payload. */
@@ -242,12 +238,11 @@ final class Execution {
 
   /** Bytes may have reached the target and no answer came (or the worker was lost mid-send). */
   void sendUncertain(int attempt, String startedAt, String text, boolean workerLost) {
-    sends.add(new ExecutionRecord.Send(attempt, executionId, startedAt, now(),
-        workerLost ? ExecutionRecord.Send.WORKER_LOST : ExecutionRecord.Send.OUTCOME_UNKNOWN, null, text, null));
+    String observed = workerLost ? ExecutionRecord.Send.WORKER_LOST : ExecutionRecord.Send.OUTCOME_UNKNOWN;
+    sends.add(new ExecutionRecord.Send(attempt, executionId, startedAt, now(), observed, null, text, null));
     sends.uncertain();
     outcome = Outcome.UNKNOWN;
-    queue(JournalTransition.OUTCOME_UNKNOWN, attempt,
-        Map.of("reason", text, "observed", workerLost ? ExecutionRecord.Send.WORKER_LOST : ExecutionRecord.Send.OUTCOME_UNKNOWN));
+    queue(JournalTransition.OUTCOME_UNKNOWN, attempt, Map.of("reason", text, "observed", observed));
     version++;
   }
 
@@ -282,8 +277,7 @@ final class Execution {
 
   void reviewResolved(Resolution decided) {
     review = new ExecutionRecord.Review(decided.decision().name().toLowerCase(), decided.reason(), decided.by(), now());
-    queue(JournalTransition.REVIEW_RESOLVED, Math.max(1, sends.size()),
-        Map.of("decision", review.decision(), "by", decided.by(), "reason", decided.reason()));
+    queue(JournalTransition.REVIEW_RESOLVED, Math.max(1, sends.size()), JournalDetails.reviewResolved(review));
   }
 
   /**
@@ -310,14 +304,9 @@ final class Execution {
     outcome = succeeded ? Outcome.COMPLETED : Outcome.FAILED;
     completedAt = now();
     transition(succeeded ? ExecutionState.COMPLETED : ExecutionState.FAILED, (succeeded ? "completed: " : "failed: ") + why);
-    if (!journalOutcome) {
-      return;
+    if (journalOutcome) {
+      queue(JournalTransition.OUTCOME, Math.max(1, sends.size()), JournalDetails.outcome(outcome, result, resultReference));
     }
-    Map<String, Object> detail = new LinkedHashMap<>(Map.of("outcome", outcome.wireName()));
-    putIfPresent(detail, "target_status", result == null ? null : result.status());
-    putIfPresent(detail, "exit_status", result == null ? null : result.exitStatus());
-    putIfPresent(detail, "result_reference", resultReference);
-    queue(JournalTransition.OUTCOME, Math.max(1, sends.size()), detail);
   }
 
   void failed(Outcome why, String text) {
@@ -400,22 +389,12 @@ final class Execution {
   /** The record as the query, the updates and the run's result return it. */
   ExecutionRecord record() {
     ToolContract contract = input.contract();
-    Integer targetStatus = result == null ? null : result.status();
-    Integer exitStatus = result == null ? null : result.exitStatus();
-    String shown = calls.unrecorded() == 0 ? message : message + " (" + calls.unrecorded() + " further calls not itemized)";
-    return new ExecutionRecord(
-        executionId, workflowId, runId, input.fingerprint(), input.intentKey(), input.tool(),
+    return new ExecutionRecord(executionId, workflowId, runId, input.fingerprint(), input.intentKey(), input.tool(),
         input.actor(), input.intentScope(), input.sessionId(), contract.channel().name().toLowerCase(),
         input.target(), input.method(), contract.credentialRef(), contract.replayClass().wireName(),
         input.shownArguments(), state, outcome, delivery, acceptedAt, authorizedAt, dispatchedAt, completedAt,
-        deliveredAt, targetStatus, exitStatus, resultReference, result, authorization, review,
-        sends.size(), sends.sends(), sends.statusChecks(), calls.calls(), transitions, attachableUntil, cancellation,
-        shown, version);
-  }
-
-  private static void putIfPresent(Map<String, Object> map, String key, Object value) {
-    if (value != null) {
-      map.put(key, value);
-    }
+        deliveredAt, result == null ? null : result.status(), result == null ? null : result.exitStatus(),
+        resultReference, result, authorization, review, sends.size(), sends.sends(), sends.statusChecks(), calls.calls(),
+        transitions, attachableUntil, cancellation, calls.itemized(message), version);
   }
 }

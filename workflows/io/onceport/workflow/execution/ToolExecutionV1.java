@@ -35,6 +35,10 @@ import org.slf4j.Logger;
  * frozen, so that executions started by earlier workers (and the histories under
  * {@code src/test/resources/histories/}) keep replaying. New executions never run this code. Do not
  * change it; fix bugs in {@link ToolExecutionWorkflowImpl} behind a new version instead.
+ *
+ * <p>Long because: frozen code is kept byte for byte (a split would have to be proven to issue the
+ * same commands for every recorded history, for code no new execution runs), so the class stays at
+ * its pre-split size and {@code authorize} and {@code dispatchUntilSettled} keep their length.
  */
 final class ToolExecutionV1 {
   private static final SearchAttributeKey<String> SA_EXECUTION_ID = ExecutionSearchAttributes.SA_EXECUTION_ID;
