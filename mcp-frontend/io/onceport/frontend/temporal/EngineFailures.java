@@ -1,5 +1,7 @@
 package io.onceport.frontend.temporal;
 
+import io.onceport.frontend.gateway.GatewayException;
+
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.onceport.workflow.ErrorTypes;
@@ -96,5 +98,22 @@ final class EngineFailures {
       }
     }
     return TemporalConnection.shortReason(e);
+  }
+
+  /** The call could not be attached within its budget: busy when the engine turned it away, else unavailable. */
+  static GatewayException giveUp(EngineFailures.Kind kind, String executionId, RuntimeException cause) {
+    if (kind == EngineFailures.Kind.BUSY) {
+      return new GatewayException(GatewayException.Kind.BUSY, "the execution engine is busy and turned this call away ("
+          + EngineFailures.reason(cause) + ")", executionId, cause);
+    }
+    return new GatewayException(GatewayException.Kind.UNAVAILABLE,
+        "could not reach the execution for this call: " + EngineFailures.reason(cause), executionId, cause);
+  }
+
+  /** The intent key was used for a different request: the validator's text, as a refusal. */
+  static GatewayException mismatch(RuntimeException e) {
+    var failure = EngineFailures.applicationFailure(e);
+    String message = failure != null ? failure.getOriginalMessage() : e.getMessage();
+    return new GatewayException(GatewayException.Kind.INTENT_KEY_MISMATCH, message, e);
   }
 }

@@ -164,7 +164,7 @@ final class RunAttach {
       } catch (RuntimeException e) {
         EngineFailures.Kind kind = EngineFailures.classify(e);
         if (kind == EngineFailures.Kind.INTENT_KEY_MISMATCH) {
-          throw mismatch(e);
+          throw EngineFailures.mismatch(e);
         }
         if (prepared.keyed() && kind == EngineFailures.Kind.ALREADY_STARTED) {
           return closedKeyedExecution(prepared, e);
@@ -177,7 +177,7 @@ final class RunAttach {
         // Nothing of this call exists and no run of its intent was open when it arrived: sending
         // update-with-start again is still this call's first start.
         if (System.nanoTime() - deadline > 0) {
-          throw giveUp(kind, null, e);
+          throw EngineFailures.giveUp(kind, null, e);
         }
         pause(attempt, deadline);
       }
@@ -196,7 +196,7 @@ final class RunAttach {
         latest = directory.describeRun(prepared.workflowId(), null);
       } catch (RuntimeException e) {
         if (System.nanoTime() - deadline > 0) {
-          throw giveUp(EngineFailures.classify(e), null, e);
+          throw EngineFailures.giveUp(EngineFailures.classify(e), null, e);
         }
         pause(attempt, deadline);
         continue;
@@ -219,7 +219,7 @@ final class RunAttach {
           return attached;
         }
         if (System.nanoTime() - deadline > 0) {
-          throw giveUp(kind, run.location().executionId(), cause);
+          throw EngineFailures.giveUp(kind, run.location().executionId(), cause);
         }
         pause(attempt, deadline);
         continue; // it closed meanwhile: look again
@@ -285,13 +285,13 @@ final class RunAttach {
           case RUN_CLOSED -> {
             return Optional.empty();
           }
-          case INTENT_KEY_MISMATCH -> throw mismatch(e);
+          case INTENT_KEY_MISMATCH -> throw EngineFailures.mismatch(e);
           default -> {
             if (kind == EngineFailures.Kind.UNKNOWN_FATE && !isOpen(location)) {
               return Optional.empty();
             }
             if (System.nanoTime() - deadline > 0) {
-              throw giveUp(kind, location.executionId() != null ? location.executionId() : executionIdOf(location), e);
+              throw EngineFailures.giveUp(kind, location.executionId() != null ? location.executionId() : executionIdOf(location), e);
             }
             LOG.debug("attach to {} turned away ({}); retrying on the same run", location.workflowId(), EngineFailures.reason(e));
             pause(attempt, deadline);
@@ -349,21 +349,6 @@ final class RunAttach {
     } catch (RuntimeException e) {
       return null;
     }
-  }
-
-  private static GatewayException giveUp(EngineFailures.Kind kind, String executionId, RuntimeException cause) {
-    if (kind == EngineFailures.Kind.BUSY) {
-      return new GatewayException(GatewayException.Kind.BUSY, "the execution engine is busy and turned this call away ("
-          + EngineFailures.reason(cause) + ")", executionId, cause);
-    }
-    return new GatewayException(GatewayException.Kind.UNAVAILABLE,
-        "could not reach the execution for this call: " + EngineFailures.reason(cause), executionId, cause);
-  }
-
-  private static GatewayException mismatch(RuntimeException e) {
-    var failure = EngineFailures.applicationFailure(e);
-    String message = failure != null ? failure.getOriginalMessage() : e.getMessage();
-    return new GatewayException(GatewayException.Kind.INTENT_KEY_MISMATCH, message, e);
   }
 
   private ExecutionRecord closedKeyedExecution(PreparedCall prepared, RuntimeException cause) {

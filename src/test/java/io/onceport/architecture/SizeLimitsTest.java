@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import com.tngtech.archunit.core.domain.JavaClass;
@@ -37,13 +36,6 @@ class SizeLimitsTest {
   private static final List<Path> MAIN_ROOTS =
       Stream.of("app", "mcp-frontend", "workflows", "activities", "shared").map(Path::of).toList();
 
-  /**
-   * TODO(lead): the lead splits TemporalExecutionGateway (issue 15, delivery's area) and removes
-   * this exclusion with it.
-   */
-  private static final Set<Path> NOT_YET_CHECKED =
-      Set.of(Path.of("mcp-frontend/io/onceport/frontend/temporal/TemporalExecutionGateway.java"));
-
   private static final Path FIXTURES = Path.of("src/test/java/io/onceport/architecture/archfixture");
 
   @Test
@@ -55,9 +47,6 @@ class SizeLimitsTest {
       assertTrue(Files.isDirectory(root), "run from the project root: " + root);
       try (Stream<Path> paths = Files.walk(root)) {
         for (Path p : paths.filter(x -> x.toString().endsWith(".java")).sorted().toList()) {
-          if (NOT_YET_CHECKED.contains(p)) {
-            continue;
-          }
           files++;
           SourceSizes.Measured m = measure(p);
           members += m.members().size();
@@ -118,7 +107,7 @@ class SizeLimitsTest {
         continue;
       }
       Path file = sourceOf(c);
-      if (file == null || NOT_YET_CHECKED.contains(file)) {
+      if (file == null) {
         continue;
       }
       SourceSizes.Measured m = measured.computeIfAbsent(file, SizeLimitsTest::measure);
