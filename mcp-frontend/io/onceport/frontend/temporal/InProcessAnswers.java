@@ -56,11 +56,6 @@ public final class InProcessAnswers implements AnswerDesk {
     return workers.get() > 0;
   }
 
-  /** Callers waiting here or sends waiting for a report (a gauge for tests and the registry sizes). */
-  int size() {
-    return slots.size();
-  }
-
   /** A caller begins to wait for a record of its call. */
   Slot open(String callId) {
     Slot slot = new Slot(callId);
