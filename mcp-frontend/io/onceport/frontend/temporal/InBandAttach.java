@@ -57,7 +57,8 @@ final class InBandAttach {
       // the engine, and the run stays open until a delivery report arrives the usual way — a call
       // that arrived before it is still bound to this run however late it is processed.
       String executionId = first.executionId();
-      slot.declineWhen(() -> watches.polling(executionId));
+      String runId = first.runId();
+      slot.declineWhen(() -> watches.polling(executionId) || attaches.attaching(runId));
       long deadline = call.receivedNanos() + TimeUnit.MILLISECONDS.toNanos(call.waitMillis());
       try {
         if (slot.awaitStarted(Math.min(LOCAL_SEND_START.toNanos(), deadline - System.nanoTime()))) {

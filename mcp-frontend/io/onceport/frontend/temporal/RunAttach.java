@@ -58,6 +58,8 @@ final class RunAttach {
   private final SignalOutbox outbox;
   private final InProcessAnswers answers;
   private final InBandAttach inBand;
+  /** Attaches in flight to an open run, by run id: their callers are answered through the engine. */
+  private final java.util.concurrent.ConcurrentHashMap<String, Integer> attaching = new java.util.concurrent.ConcurrentHashMap<>();
 
   /** @param once a client whose RPCs are not retried by the SDK (a retried update-with-start could start a second run) */
   RunAttach(WorkflowClient once, ExecutionDirectory directory, String taskQueue, CallPreparation preparation, String frontEnd,
@@ -87,6 +89,11 @@ final class RunAttach {
     boolean mayStart = openRuns.boundRun(prepared.workflowId(), call.receivedNanos()).isEmpty();
     return call.waitMillis() > 0 && mayStart && answers.answering()
         ? inBand.attach(call, prepared, callId) : attachJoined(call, prepared, callId, false);
+  }
+
+  /** Whether another call's attach to this run is in flight on this front end (it waits for the answer through the engine). */
+  boolean attaching(String runId) {
+    return attaching.containsKey(runId);
   }
 
   Attached attachJoined(ToolCall call, PreparedCall prepared, String callId, boolean untilSent) {
@@ -277,8 +284,12 @@ final class RunAttach {
     for (int attempt = 0; ; attempt++) {
       try {
         WorkflowStub stub = once.newUntypedWorkflowStub(location.workflowId(), Optional.of(location.runId()), Optional.of(ToolExecutionWorkflow.TYPE));
-        ExecutionRecord record = stub.startUpdate(attachOptions(request), request).getResult();
-        return Optional.of(record);
+        attaching.merge(location.runId(), 1, Integer::sum);
+        try {
+          return Optional.of(stub.startUpdate(attachOptions(request), request).getResult());
+        } finally {
+          attaching.computeIfPresent(location.runId(), (k, n) -> n > 1 ? n - 1 : null);
+        }
       } catch (RuntimeException e) {
         EngineFailures.Kind kind = EngineFailures.classify(e);
         switch (kind) {
