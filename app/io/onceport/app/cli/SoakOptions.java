@@ -54,6 +54,11 @@ final class SoakOptions {
       description = "Soak: calls before the baseline sample (default: ${DEFAULT-VALUE}).")
   int warmup;
 
+  @Option(names = "--soak-until", paramLabel = "N", defaultValue = "0",
+      description = "Soak: end the steady phase once N calls were made in all, warm-up included (e.g. 50000), "
+          + "or when the duration ends, whichever comes first (default: 0, the duration alone).")
+  long until;
+
   @Mixin WorkerTuningOptions tuning;
 
   boolean requested() {
@@ -74,7 +79,7 @@ final class SoakOptions {
     LocalEngine.Mode mode = ServeCommand.engineMode(engine);
     try {
       return new SoakSettings(soak, mode, waiting, waitingPerSession, calls, callers, interval, sampleCalls, warmup,
-          tuning.tuning(), null);
+          tuning.tuning(), until, null);
     } catch (IllegalArgumentException e) {
       throw new CliException(e.getMessage());
     }

@@ -109,7 +109,14 @@ public final class SoakBench {
       runCalls(pool, callers, run, settings.warmup(), Double.POSITIVE_INFINITY, Long.MAX_VALUE);
       run.sample("baseline");
 
-      createWaiting(pool, http, gatedUri, token, run);
+      // In two halves, sampled between them: the second half's growth is what one more waiting
+      // execution costs once pools, JIT and the worker's cache have grown (the first half pays those once).
+      long half = settings.waiting() / 2;
+      if (half > 0) {
+        createWaiting(pool, http, gatedUri, token, run, 0, half);
+        run.sample("waiting-half");
+      }
+      createWaiting(pool, http, gatedUri, token, run, half, settings.waiting());
       run.sample("waiting");
 
       measure(pool, callers, run);
@@ -168,14 +175,16 @@ public final class SoakBench {
     return callers;
   }
 
-  /** The measured phase: calls at the set rate until the duration ends, sampled every interval or every so many calls. */
+  /** The measured phase: calls at the set rate until the duration ends (or the calls of {@code --soak-until} were made), sampled every interval or every so many calls. */
   private void measure(ExecutorService pool, List<McpCaller> callers, SoakRun run) throws Exception {
     long end = System.nanoTime() + settings.duration().toNanos();
+    long count = settings.untilCompleted() == 0 ? Long.MAX_VALUE
+        : Math.max(0, settings.untilCompleted() - run.seq.get());
     Future<?> load = settings.rate() == 0 ? null
-        : pool.submit(() -> runCalls(pool, callers, run, Long.MAX_VALUE, settings.rate(), end));
+        : pool.submit(() -> runCalls(pool, callers, run, count, settings.rate(), end));
     long nextSample = System.nanoTime() + settings.interval().toNanos();
     long nextCount = settings.sampleCalls() == 0 ? Long.MAX_VALUE : settings.sampleCalls();
-    while (System.nanoTime() < end) {
+    while (System.nanoTime() < end && (load == null || !load.isDone())) {
       Thread.sleep(Math.max(1, Math.min(200, TimeUnit.NANOSECONDS.toMillis(Math.min(end, nextSample) - System.nanoTime()))));
       run.failIfBroken();
       if (System.nanoTime() >= nextSample) {
@@ -269,17 +278,19 @@ public final class SoakBench {
     }
   }
 
-  private void createWaiting(ExecutorService pool, HttpClient http, URI gated, String token, SoakRun run) throws Exception {
-    int sessions = (settings.waiting() + settings.waitingPerSession() - 1) / settings.waitingPerSession();
-    AtomicLong made = new AtomicLong();
+  private void createWaiting(ExecutorService pool, HttpClient http, URI gated, String token, SoakRun run, long from, long to)
+      throws Exception {
+    long sessions = (to - from + settings.waitingPerSession() - 1) / settings.waitingPerSession();
+    long firstSession = from / settings.waitingPerSession();
+    AtomicLong made = new AtomicLong(from);
     List<Future<?>> futures = new ArrayList<>();
-    for (int s = 0; s < sessions; s++) {
-      int session = s;
+    for (long s = 0; s < sessions; s++) {
+      long session = firstSession + s;
       futures.add(pool.submit(() -> {
         McpCaller caller = McpCaller.open(http, gated, token, "2025-11-25", "soak-waiting-" + session);
         for (int i = 0; i < settings.waitingPerSession(); i++) {
           long n = made.getAndIncrement();
-          if (n >= settings.waiting()) {
+          if (n >= to) {
             return null;
           }
           String intentKey = n < HISTORY_WAITING ? "soak-waiting-" + n : null;
@@ -298,7 +309,7 @@ public final class SoakBench {
     for (Future<?> f : futures) {
       f.get(10, TimeUnit.MINUTES);
     }
-    run.waiting = settings.waiting();
+    run.waiting = (int) to;
   }
 
   /**

@@ -60,12 +60,12 @@ final class SoakReport {
     sum.put("waiting_at_end", stillWaiting);
     sum.put("waiting_busy_retries", run.busyRetries.get());
     if (settings.waiting() > 0) {
-      ObjectNode w = sum.putObject("per_waiting_execution");
-      w.put("heap_kib", round((heapKib(waitingSample) - heapKib(baseline)) / (double) settings.waiting()));
-      w.put("jvm_rss_kib", round((rssKib(waitingSample, "jvm") - rssKib(baseline, "jvm")) / (double) settings.waiting()));
-      w.put("engine_rss_kib", round((rssKib(waitingSample, "engine") - rssKib(baseline, "engine")) / (double) settings.waiting()));
-      w.put("jvm_threads", round((waitingSample.at("/jvm/threads").asLong() - baseline.at("/jvm/threads").asLong())
-          / (double) settings.waiting()));
+      sum.set("per_waiting_execution", perWaiting(baseline, waitingSample));
+    }
+    JsonNode half = findOrNull(run.samples, "waiting-half");
+    if (half != null && waitingSample.get("waiting").asLong() > half.get("waiting").asLong()) {
+      // The second half alone: what one more waiting execution costs once the first half grew the pools.
+      sum.set("per_waiting_execution_second_half", perWaiting(half, waitingSample));
     }
     long calls = last.get("completed").asLong() - waitingSample.get("completed").asLong();
     if (calls > 0) {
@@ -92,6 +92,19 @@ final class SoakReport {
     sum.set("history_waiting_first", waitingSample.at("/history/waiting"));
     sum.set("history_waiting_last", last.at("/history/waiting"));
     return r;
+  }
+
+  /** Growth from {@code from} to {@code to} divided by the waiting executions created between them. */
+  private static ObjectNode perWaiting(JsonNode from, JsonNode to) {
+    double n = to.get("waiting").asLong() - from.get("waiting").asLong();
+    ObjectNode w = JSON.createObjectNode();
+    w.put("from_waiting", from.get("waiting").asLong());
+    w.put("to_waiting", to.get("waiting").asLong());
+    w.put("heap_kib", round((heapKib(to) - heapKib(from)) / n));
+    w.put("jvm_rss_kib", round((rssKib(to, "jvm") - rssKib(from, "jvm")) / n));
+    w.put("engine_rss_kib", round((rssKib(to, "engine") - rssKib(from, "engine")) / n));
+    w.put("jvm_threads", round((to.at("/jvm/threads").asLong() - from.at("/jvm/threads").asLong()) / n));
+    return w;
   }
 
   /** What the soak ran with: duration, engine (and how long it took to start), load, worker tuning, heap. */
@@ -136,9 +149,14 @@ final class SoakReport {
           c.get("from_completed").asLong(), c.get("to_completed").asLong(), c.get("heap_kib").asDouble(),
           c.get("jvm_rss_kib").asDouble(), c.get("engine_rss_kib").asDouble()));
     }
-    if (m.has("per_waiting_execution")) {
-      JsonNode w = m.get("per_waiting_execution");
-      out.add(String.format("  per waiting execution: heap after GC %+.2f KiB, jvm RSS %+.2f KiB, engine RSS %+.2f KiB, jvm threads %+.3f",
+    for (String k : List.of("per_waiting_execution", "per_waiting_execution_second_half")) {
+      JsonNode w = m.get(k);
+      if (w == null) {
+        continue;
+      }
+      out.add(String.format("  %s (%d → %d waiting): heap after GC %+.2f KiB, jvm RSS %+.2f KiB, engine RSS %+.2f KiB, jvm threads %+.3f",
+          k.equals("per_waiting_execution") ? "per waiting execution" : "per waiting execution, second half",
+          w.path("from_waiting").asLong(), w.path("to_waiting").asLong(),
           w.get("heap_kib").asDouble(), w.get("jvm_rss_kib").asDouble(), w.get("engine_rss_kib").asDouble(),
           w.get("jvm_threads").asDouble()));
     }
@@ -156,12 +174,20 @@ final class SoakReport {
   }
 
   private static JsonNode find(ArrayNode samples, String phase) {
+    JsonNode s = findOrNull(samples, phase);
+    if (s == null) {
+      throw new IllegalStateException("no " + phase + " sample");
+    }
+    return s;
+  }
+
+  private static JsonNode findOrNull(ArrayNode samples, String phase) {
     for (JsonNode s : samples) {
       if (s.get("phase").asText().equals(phase)) {
         return s;
       }
     }
-    throw new IllegalStateException("no " + phase + " sample");
+    return null;
   }
 
   private static long heapKib(JsonNode s) {

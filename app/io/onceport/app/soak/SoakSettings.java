@@ -18,11 +18,13 @@ import java.util.Objects;
  * @param sampleCalls also sample whenever the completed count crosses a multiple of this (0: off)
  * @param warmup calls before the baseline sample (class loading, JIT, caches)
  * @param tuning the worker's cache and thread bounds
+ * @param untilCompleted stop the steady phase once this many calls were made in all (warm-up included), before
+ *     the duration ends if they are done sooner; 0 for the duration alone
  * @param approvalTimeout how long waiting executions wait before they are rejected; null for
  *     {@code max(PT1H, duration + PT10M)}, long enough that none expires during the soak
  */
 public record SoakSettings(Duration duration, LocalEngine.Mode engine, int waiting, int waitingPerSession, double rate,
-    int callers, Duration interval, long sampleCalls, int warmup, WorkerTuning tuning, Duration approvalTimeout) {
+    int callers, Duration interval, long sampleCalls, int warmup, WorkerTuning tuning, long untilCompleted, Duration approvalTimeout) {
   public SoakSettings {
     Objects.requireNonNull(duration, "duration == null");
     Objects.requireNonNull(engine, "engine == null");
@@ -46,6 +48,9 @@ public record SoakSettings(Duration duration, LocalEngine.Mode engine, int waiti
     }
     if (sampleCalls < 0 || warmup < 0) {
       throw new IllegalArgumentException("Invalid sample-calls " + sampleCalls + " or warm-up " + warmup + " (0 or more)");
+    }
+    if (untilCompleted < 0) {
+      throw new IllegalArgumentException("Invalid --soak-until " + untilCompleted + " (0 or more)");
     }
     if (approvalTimeout != null && (approvalTimeout.isNegative() || approvalTimeout.isZero())) {
       throw new IllegalArgumentException("Invalid approval timeout: " + approvalTimeout);

@@ -55,7 +55,9 @@ class SoakBenchTest {
     List<String> phases = new ArrayList<>();
     report.get("samples").forEach(s -> phases.add(s.get("phase").asText()));
     assertEquals("baseline", phases.get(0));
-    assertEquals("waiting", phases.get(1));
+    assertEquals("waiting-half", phases.get(1), "the first half of the waiting executions, then the rest");
+    assertEquals(1, report.get("samples").get(1).get("waiting").asInt());
+    assertEquals("waiting", phases.get(2));
     assertEquals("end", phases.get(phases.size() - 1));
     assertTrue(phases.contains("run"), phases.toString());
     for (JsonNode s : report.get("samples")) {
@@ -77,6 +79,8 @@ class SoakBenchTest {
     assertEquals(0, summary.get("target_requests_without_key").asLong());
     assertEquals(3, summary.get("waiting_at_end").asLong(), "the waiting executions still wait");
     assertTrue(summary.has("per_waiting_execution") && summary.has("per_completed_execution"), summary.toString());
+    assertEquals(1, summary.at("/per_waiting_execution_second_half/from_waiting").asInt(), summary.toString());
+    assertEquals(3, summary.at("/per_waiting_execution_second_half/to_waiting").asInt(), summary.toString());
 
     // Progress went to stderr, one line per sample; the text summary reads the same report.
     assertTrue(run.err().contains("soak baseline "), run.err());
@@ -84,7 +88,8 @@ class SoakBenchTest {
     List<String> text = SoakBench.summaryLines(report);
     assertTrue(text.get(0).startsWith("soak summary: engine embedded (--engine embedded), PT4S at rate 5.0 with 2 callers, 3 waiting"),
         text.get(0));
-    assertTrue(text.stream().anyMatch(l -> l.startsWith("  per waiting execution: heap after GC ")), text.toString());
+    assertTrue(text.stream().anyMatch(l -> l.startsWith("  per waiting execution (0 → 3 waiting): heap after GC ")), text.toString());
+    assertTrue(text.stream().anyMatch(l -> l.startsWith("  per waiting execution, second half (1 → 3 waiting): ")), text.toString());
     assertTrue(text.stream().anyMatch(l -> l.startsWith("  history per execution: completed ")), text.toString());
   }
 
