@@ -226,6 +226,7 @@ public final class Bench {
     });
     long[] done = new long[c];
     long cpu0 = rig.cpuNanos();
+    long engineCpu0 = rig.engineCpuNanos();
     long t0 = System.nanoTime();
     long deadline = t0 + settings.window().toNanos();
     List<Future<?>> fs = new ArrayList<>();
@@ -249,6 +250,7 @@ public final class Bench {
     }
     long elapsed = System.nanoTime() - t0;
     long cpu = rig.cpuNanos() - cpu0;
+    long engineCpu = rig.engineCpuNanos() - engineCpu0;
     long calls = 0;
     for (long d : done) {
       calls += d;
@@ -256,6 +258,7 @@ public final class Bench {
     synchronized (s) {
       s.batchCalls += calls;
       s.batchCpuNanos += cpu;
+      s.batchEngineCpuNanos += engineCpu;
     }
     double rate = calls / (elapsed / 1e9);
     s.throughputs.add(rate);
@@ -284,6 +287,9 @@ public final class Bench {
     put(f, "throughput_per_s", s.throughput());
     f.put("concurrency", settings.concurrency());
     put(f, "cpu_ms_per_call", s.cpuPerCallMillis());
+    if (!settings.engineInProcess()) {
+      put(f, "engine_cpu_ms_per_call", s.engineCpuPerCallMillis());
+    }
     f.put("errors", s.errors);
     if (s.firstError != null) {
       f.put("first_error", s.firstError);

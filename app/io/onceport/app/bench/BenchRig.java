@@ -192,6 +192,11 @@ final class BenchRig implements AutoCloseable {
   }
 
   /** CPU time of this JVM and every child so far, in nanoseconds. */
+  /** CPU time of the engine and target child JVM alone (0 when the engine runs in the bench JVM). */
+  long engineCpuNanos() {
+    return engineProcess == null ? 0 : engineProcess.cpuNanos();
+  }
+
   long cpuNanos() {
     long own = ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
         .getProcessCpuTime();

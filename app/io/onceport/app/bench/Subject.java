@@ -26,6 +26,8 @@ final class Subject {
   final List<Double> throughputs = new ArrayList<>();
   long batchCalls;
   long batchCpuNanos;
+  /** The part of {@link #batchCpuNanos} the engine and target child JVM spent. */
+  long batchEngineCpuNanos;
   long errors;
   String firstError;
   private int next;
@@ -89,6 +91,10 @@ final class Subject {
   }
 
   /** Process CPU (this JVM plus the bench's children) per call of the throughput batches, in ms. */
+  double engineCpuPerCallMillis() {
+    return batchCalls == 0 ? Double.NaN : batchEngineCpuNanos / 1e6 / batchCalls;
+  }
+
   double cpuPerCallMillis() {
     return batchCalls == 0 ? Double.NaN : batchCpuNanos / 1e6 / batchCalls;
   }

@@ -109,15 +109,7 @@ public final class SoakBench {
       runCalls(pool, callers, run, settings.warmup(), Double.POSITIVE_INFINITY, Long.MAX_VALUE);
       run.sample("baseline");
 
-      // In two halves, sampled between them: the second half's growth is what one more waiting
-      // execution costs once pools, JIT and the worker's cache have grown (the first half pays those once).
-      long half = settings.waiting() / 2;
-      if (half > 0) {
-        createWaiting(pool, http, gatedUri, token, run, 0, half);
-        run.sample("waiting-half");
-      }
-      createWaiting(pool, http, gatedUri, token, run, half, settings.waiting());
-      run.sample("waiting");
+      createWaitingInHalves(pool, http, gatedUri, token, run);
 
       measure(pool, callers, run);
       run.failIfBroken();
@@ -276,6 +268,22 @@ public final class SoakBench {
         run.broken.compareAndSet(null, "a caller failed: " + e);
       }
     }
+  }
+
+  /**
+   * The waiting executions in two halves, sampled after each: the second half's growth is what one
+   * more waiting execution costs once pools, JIT and the worker's cache have grown (the first half
+   * pays those once).
+   */
+  private void createWaitingInHalves(ExecutorService pool, HttpClient http, URI gated, String token, SoakRun run)
+      throws Exception {
+    long half = settings.waiting() / 2;
+    if (half > 0) {
+      createWaiting(pool, http, gated, token, run, 0, half);
+      run.sample("waiting-half");
+    }
+    createWaiting(pool, http, gated, token, run, half, settings.waiting());
+    run.sample("waiting");
   }
 
   private void createWaiting(ExecutorService pool, HttpClient http, URI gated, String token, SoakRun run, long from, long to)

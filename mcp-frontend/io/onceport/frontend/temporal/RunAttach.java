@@ -314,8 +314,8 @@ final class RunAttach {
 
   private ExecutionRecord updateWithStart(PreparedCall prepared, AttachRequest request) {
     // This front end chooses the id of a run it may start and publishes it with the start request,
-    // so the run writes no search attributes of its own until its state changes; ignored when the
-    // call attaches to a run already open.
+    // with the memo's request summary, so the run writes no search attributes or memo of its own
+    // until its state changes; ignored when the call attaches to a run already open.
     String executionId = Ids.executionId(System.currentTimeMillis(), IDS);
     WorkflowOptions options = WorkflowOptions.newBuilder()
         .setTypedSearchAttributes(SearchAttributes.newBuilder()
@@ -325,6 +325,8 @@ final class RunAttach {
             .set(ExecutionSearchAttributes.SA_ACTOR, prepared.input().actor())
             .set(ExecutionSearchAttributes.SA_STATE, ExecutionSearchAttributes.STATE_AT_START)
             .build())
+        .setMemo(java.util.Map.of(ExecutionSearchAttributes.MEMO_SUMMARY,
+            ExecutionSearchAttributes.requestSummary(prepared.input().tool(), prepared.input().shownArguments())))
         .setWorkflowId(prepared.workflowId())
         .setTaskQueue(taskQueue)
         .setRequestId(request.callId())

@@ -21,6 +21,19 @@ public final class ExecutionSearchAttributes {
    */
   public static final String STATE_AT_START = "dispatched";
 
+  /** The memo field with the one-line summary the Temporal UI shows. */
+  public static final String MEMO_SUMMARY = "summary";
+
+  /**
+   * The memo {@code summary} a front end that chooses the execution id publishes in the start
+   * request: what was asked ({@code create_release service=catalog version=1}, from the masked
+   * arguments). The run rewrites it only when it waits for a person or ends other than completed
+   * and delivered, which its {@link #SA_STATE} then says without the memo.
+   */
+  public static String requestSummary(String tool, String shownArguments) {
+    return ExecutionVisibility.requestSummary(tool, shownArguments);
+  }
+
   /** How the attach validator's refusal of a reused intent key begins (failure types of validators are not kept). */
   public static final String INTENT_KEY_MISMATCH_PREFIX = "intent key reused: ";
 

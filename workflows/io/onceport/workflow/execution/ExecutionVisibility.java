@@ -19,6 +19,10 @@ import java.util.regex.Pattern;
  * <p><b>Cost.</b> An upsert is a command in history, so it is written only when its value changed:
  * the identity attributes once, with the first state; {@code OnceportState} when the view label
  * changed; the memo when the execution settles, waits for a person, or closes, and its text changed.
+ * A run whose start request carried the memo (front ends that choose the execution id, with the
+ * {@link ExecutionSearchAttributes#requestSummary request summary}) writes it only when it waits for
+ * a person or settles other than completed and delivered: the happy path's state label already says
+ * "completed, delivered", and the summary of what was asked stays.
  * Called from the main method only (never from a handler, whose commands could replay in another
  * order), at most once per wait.
  */
@@ -29,11 +33,26 @@ final class ExecutionVisibility {
   private String publishedLabel;
   private String publishedMemo;
   private boolean publishedIdentity;
+  private boolean memoAtStart;
+  private boolean closing;
 
   /** The start request already published the identity and {@code state} (input with an execution id). */
   void publishedAtStart(String state) {
     publishedIdentity = true;
     publishedLabel = state;
+  }
+
+  /** The run is about to close: a delivery still pending now stays so (its attach window closed). */
+  void closing() {
+    closing = true;
+  }
+
+  /** The start request also carried the memo {@code summary} (a request summary; null: it did not). */
+  void memoPublishedAtStart(String summary) {
+    if (summary != null) {
+      memoAtStart = true;
+      publishedMemo = summary;
+    }
   }
 
   void publish(Execution execution) {
@@ -53,7 +72,7 @@ final class ExecutionVisibility {
       }
       publishedLabel = label;
     }
-    if (memoDue(r.state())) {
+    if (memoAtStart ? memoDueAfterStartMemo(r, closing) : memoDue(r.state())) {
       String memo = summary(r);
       if (!memo.equals(publishedMemo)) {
         Workflow.upsertMemo(Map.of("summary", memo));
@@ -68,13 +87,40 @@ final class ExecutionVisibility {
         || state == ExecutionState.AWAITING_APPROVAL || state == ExecutionState.AWAITING_SESSION_AUTHORIZATION;
   }
 
-  /** One line for the Temporal UI: {@code create_release service=catalog version=1 → 201, delivered}. */
-  static String summary(ExecutionRecord r) {
-    StringBuilder b = new StringBuilder(r.tool());
-    Matcher m = TOP_LEVEL_ARGUMENT.matcher(r.arguments());
+  /**
+   * With the request summary published at start: when the execution waits for a person, or has
+   * settled other than completed and delivered. A result whose delivery is still pending is not
+   * settled for this until the run closes ({@code closing}): its delivery report comes first, or
+   * the attach window ends.
+   */
+  static boolean memoDueAfterStartMemo(ExecutionRecord r, boolean closing) {
+    ExecutionState state = r.state();
+    if (!state.isTerminal()) {
+      return memoDue(state);
+    }
+    if (state == ExecutionState.COMPLETED || state == ExecutionState.FAILED) {
+      return switch (r.delivery()) {
+        case DELIVERED -> state == ExecutionState.FAILED;
+        case NOT_DELIVERED -> true;
+        case PENDING -> closing;
+      };
+    }
+    return true;
+  }
+
+  /** What was asked: {@code create_release service=catalog version=1} (at most three top-level arguments). */
+  static String requestSummary(String tool, String shownArguments) {
+    StringBuilder b = new StringBuilder(tool);
+    Matcher m = TOP_LEVEL_ARGUMENT.matcher(shownArguments == null ? "" : shownArguments);
     for (int n = 0; n < 3 && m.find(); n++) {
       b.append(' ').append(m.group(1)).append('=').append(m.group(2).replace("\"", ""));
     }
+    return b.toString();
+  }
+
+  /** One line for the Temporal UI: {@code create_release service=catalog version=1 → 201, delivered}. */
+  static String summary(ExecutionRecord r) {
+    StringBuilder b = new StringBuilder(requestSummary(r.tool(), r.arguments()));
     b.append(" → ");
     if (r.result() != null && r.result().status() != null) {
       b.append(r.result().status());

@@ -127,6 +127,8 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
     String executionId = chosen ? input.executionId() : Ids.executionId(now, random);
     if (chosen) {
       visibility.publishedAtStart(ExecutionSearchAttributes.STATE_AT_START);
+      // Front ends since this code also publish the request summary as the memo at start.
+      visibility.memoPublishedAtStart((String) Workflow.getMemo(ExecutionSearchAttributes.MEMO_SUMMARY, String.class));
     }
     this.acceptedMillis = now;
     // Only state: the first journal entry is written with the first send (or the first journal write).
@@ -168,6 +170,7 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
       dispatcher.execute();
     }
     awaitDeliveryOrWindow(loop, dispatcher);
+    visibility.closing();
     // Handlers still waiting (a caller's attach) finish before the run closes; entries they queued are written.
     loop.waitUntil(Long.MAX_VALUE, () -> Workflow.isEveryHandlerFinished() && execution.journal().isEmpty());
     return execution.record();

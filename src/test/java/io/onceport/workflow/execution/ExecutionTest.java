@@ -203,6 +203,39 @@ class ExecutionTest {
   }
 
   @Test
+  void withTheRequestSummaryPublishedAtStartOnlyAPersonsWaitOrAnUnhappyEndRewritesTheMemo() {
+    Execution e = accepted();
+    assertEquals("create_release service=catalog version=1.4.2",
+        ExecutionSearchAttributes.requestSummary(e.record().tool(), e.record().arguments()));
+    assertFalse(ExecutionVisibility.memoDueAfterStartMemo(e.record(), false));
+    authorize(e);
+    e.sendStarted();
+    e.result(DispatchResult.http(201, Map.of(), "{}", false, 3), null);
+    e.settled(true, "the target answered HTTP 201", false);
+    assertFalse(ExecutionVisibility.memoDueAfterStartMemo(e.record(), false), "its delivery report comes next");
+    assertTrue(ExecutionVisibility.memoDueAfterStartMemo(e.record(), true), "closing with the delivery still pending");
+    e.deliveryReported(new DeliveryReport("c9", true, e.now(), null));
+    assertFalse(ExecutionVisibility.memoDueAfterStartMemo(e.record(), true), "completed and delivered: the state label says it");
+
+    Execution failed = accepted();
+    authorize(failed);
+    failed.sendStarted();
+    failed.result(DispatchResult.http(422, Map.of(), "{}", false, 3), null);
+    failed.settled(false, "the target answered HTTP 422", false);
+    failed.deliveryReported(new DeliveryReport("c9", true, failed.now(), null));
+    assertEquals(ExecutionState.FAILED, failed.state());
+    assertTrue(ExecutionVisibility.memoDueAfterStartMemo(failed.record(), false), "a failure shows its answer");
+
+    Execution undelivered = accepted();
+    authorize(undelivered);
+    undelivered.sendStarted();
+    undelivered.result(DispatchResult.http(201, Map.of(), "{}", false, 3), null);
+    undelivered.settled(true, "the target answered HTTP 201", false);
+    undelivered.deliveryReported(new DeliveryReport("c9", false, undelivered.now(), "the caller was gone"));
+    assertTrue(ExecutionVisibility.memoDueAfterStartMemo(undelivered.record(), false), "not delivered");
+  }
+
+  @Test
   void theStateRoundTripsThroughTheDataConverterAndCarriesOnAlike() {
     Execution e = accepted();
     e.attached(call("c1"));

@@ -148,7 +148,12 @@ class InBandAnswerTest {
     assertEquals(0, count(history, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED), "no delivery signal");
     assertEquals(0, count(history, EventType.EVENT_TYPE_TIMER_STARTED), "no timer for the caller's deadline");
     assertEquals(0, count(history, EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES) - 1, "one upsert: the final state");
-    assertTrue(history.getEvents().size() <= 16, "events: " + history.getEvents().size());
+    assertEquals(0, count(history, EventType.EVENT_TYPE_WORKFLOW_PROPERTIES_MODIFIED),
+        "no memo write: the start request carried the request summary, and the state label says completed, delivered");
+    assertEquals(ExecutionSearchAttributes.requestSummary(stored.tool(), stored.arguments()),
+        harness.connection.client().newUntypedWorkflowStub(stored.workflowId()).describe().getMemo(
+            ExecutionSearchAttributes.MEMO_SUMMARY, String.class));
+    assertTrue(history.getEvents().size() <= 15, "events: " + history.getEvents().size());
     List<String> delivered = sendJournal.stream().filter(e -> e.executionId().equals(stored.executionId()))
         .map(JournalEntry::transition).filter(t -> t.equals("delivered")).toList();
     assertEquals(List.of("delivered"), delivered, "the send journaled the delivery once");

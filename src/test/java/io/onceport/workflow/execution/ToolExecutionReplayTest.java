@@ -30,6 +30,8 @@ import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Replays committed histories of the ToolExecution workflow against the current code. A change that
@@ -93,13 +95,18 @@ class ToolExecutionReplayTest {
    * send answered in band — no version marker, the attach answered at the first step, the delivery
    * carried back by the send, the run closed in its second task.
    */
-  @Test
-  void anInBandAnsweredHistoryReplays() throws Exception {
-    String resource = "histories/" + InBandAnswerTest.IN_BAND_HISTORY + ".json";
+  @ParameterizedTest
+  @ValueSource(strings = {"", "before-memo-at-start-"})
+  void anInBandAnsweredHistoryReplays(String prefix) throws Exception {
+    // "before-memo-at-start-": recorded before front ends published the request summary as the
+    // memo at start; that run writes its memo at close, as it did then.
+    String resource = "histories/" + prefix + InBandAnswerTest.IN_BAND_HISTORY + ".json";
     WorkflowExecutionHistory history = WorkflowExecutionHistory.fromJson(new String(
         getClass().getClassLoader().getResourceAsStream(resource).readAllBytes()));
     assertEquals(2, history.getEvents().stream()
         .filter(e -> e.getEventType() == io.temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED).count());
+    assertEquals(prefix.isEmpty() ? 0 : 1, history.getEvents().stream()
+        .filter(e -> e.getEventType() == io.temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_PROPERTIES_MODIFIED).count());
     replayer.replay(history, ToolExecutionWorkflowImpl.class);
   }
 
