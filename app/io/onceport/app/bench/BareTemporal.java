@@ -28,7 +28,7 @@ import okhttp3.Response;
  * the same SDK on the same engine — start a workflow that runs one activity making the same HTTP
  * POST, and wait for its result. Default data converter (no encryption), no journal, no search
  * attributes, one activity; it shares the gateway's service stubs, so the same connection options
- * apply (non-sticky workflow tasks on the embedded engine).
+ * apply (sticky workflow tasks, as serve's own worker on its embedded engine).
  */
 final class BareTemporal implements AutoCloseable {
   static final String TASK_QUEUE = "onceport-bench-bare";

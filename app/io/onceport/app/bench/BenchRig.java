@@ -85,7 +85,9 @@ final class BenchRig implements AutoCloseable {
 
       Metrics metrics = new Metrics();
       running.add(metrics);
-      TemporalConnection connection = TemporalConnection.connect(engineTarget, "default", true,
+      // Sticky workflow tasks, as serve's own worker keeps them on its embedded engine (and every
+      // worker on the Temporal CLI or a cluster): the bench kills no worker, so none can hang.
+      TemporalConnection connection = TemporalConnection.connect(engineTarget, "default", false,
           Payloads.dataConverter(true, data), Duration.ofSeconds(30), metrics.metricsScope());
       running.add(connection);
       connection.registerSearchAttributes();

@@ -95,7 +95,6 @@ public final class ServeCommand implements Callable<Integer> {
     String target;
     String engineNote;
     try {
-      boolean embedded = false;
       if (useCluster) {
         target = parse("--temporal", common.temporal.target()).toString();
         engineNote = "";
@@ -104,11 +103,14 @@ public final class ServeCommand implements Callable<Integer> {
         if (local.uiUrl().isPresent() && codecEndpoint(settings) != null) {
           settings = settings.withCodecUiOrigin(local.uiUrl().get());
         }
-        embedded = local.nonSticky();
         target = local.target();
         engineNote = " " + local.describe();
       }
-      TemporalConnection connection = common.connect(target, embedded, metrics);
+      // Sticky workflow tasks, also on an embedded engine: it runs in this JVM, so this JVM's worker
+      // lives and dies with it (a sticky queue there hangs only if its worker dies and the engine
+      // does not; workers in other processes connect with --embedded-engine). Sticky spares every
+      // workflow task a replay of the run's history.
+      TemporalConnection connection = common.connect(target, false, metrics);
       running.add(connection);
       connection.registerSearchAttributes();
       FrontendRuntime front = startRoles(connection, vault, workerTuning, tools, settings, metrics, running);

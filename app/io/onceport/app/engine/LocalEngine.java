@@ -267,7 +267,7 @@ public final class LocalEngine implements AutoCloseable {
     return cli != null ? cli.target() : embedded.target();
   }
 
-  /** Workers on the embedded engine must not use sticky queues (they never time out there). */
+  /** Workers in other processes on the embedded engine must not use sticky queues (they never time out there); serve's own worker, in the engine's JVM, may. */
   public boolean nonSticky() {
     return choice.kind() == Kind.EMBEDDED;
   }

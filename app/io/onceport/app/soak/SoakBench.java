@@ -144,7 +144,7 @@ public final class SoakBench {
   private Runtimes startRuntimes(LocalEngine engine, Path data, ContractSet tools, List<AutoCloseable> running) {
     Metrics metrics = new Metrics();
     running.add(metrics);
-    TemporalConnection connection = TemporalConnection.connect(engine.target(), "default", engine.nonSticky(),
+    TemporalConnection connection = TemporalConnection.connect(engine.target(), "default", false,
         Payloads.dataConverter(true, data), Duration.ofSeconds(10), metrics.metricsScope());
     running.add(connection);
     connection.registerSearchAttributes();
