@@ -61,10 +61,10 @@ public final class BenchReport {
     if (!st.isMissingNode() && !st.has("error")) {
       b.append(String.format(Locale.ROOT, "%nstorm: %d identical concurrent calls → %d dispatch(es), %d answered (%d completed), "
               + "%d distinct execution id(s), %d ms (driver floor %s ms; the target held the action %s ms; "
-              + "last caller answered %s ms after the target's answer)%n",
+              + "last caller answered %s ms after the target's answer, %s ms beyond the driver floor)%n",
           st.path("calls").asInt(), st.path("dispatches").asInt(), st.path("answered").asInt(), st.path("completed").asInt(),
           st.path("execution_ids").asInt(), st.path("elapsed_ms").asLong(), st.path("driver_floor_ms").asText("?"),
-          st.path("hold_ms").asText("?"), st.path("answered_after_hold_ms").asText("?")));
+          st.path("hold_ms").asText("?"), st.path("answered_after_hold_ms").asText("?"), st.path("beyond_floor_ms").asText("?")));
       if (st.has("unanswered")) {
         st.path("unanswered").fields().forEachRemaining(e ->
             b.append(String.format(Locale.ROOT, "  unanswered: %d × %s%n", e.getValue().asInt(), e.getKey())));

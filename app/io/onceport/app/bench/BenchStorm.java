@@ -41,7 +41,8 @@ final class BenchStorm {
    * all of them arrived before any caller was answered. Without the hold, a call the driver sends
    * after an earlier one's answer was delivered is a new intent by the gateway's rule (bound to the
    * run open at its arrival) and rightly starts a second execution. {@code answered_after_hold_ms}
-   * is how long after the target's answer the last caller was answered.
+   * is how long after the target's answer the last caller was answered (counted from the first
+   * call sent), {@code beyond_floor_ms} that less the driver's floor.
    */
   ObjectNode storm(BenchRig rig) throws Exception {
     int n = settings.stormCalls();
@@ -74,23 +75,30 @@ final class BenchStorm {
         // counted below, call by call
       }
       long elapsed = System.nanoTime() - t0;
-      Tally tally = tally(calls);
-      int dispatches = rig.actionsContaining(version);
-      s.put("answered", tally.answered());
-      s.put("completed", tally.completed());
-      s.put("execution_ids", tally.executionIds());
-      s.put("dispatches", dispatches);
-      s.put("elapsed_ms", elapsed / 1_000_000);
-      s.put("answered_after_hold_ms", Math.max(0, elapsed / 1_000_000 - hold.toMillis()));
-      if (!tally.failures().isEmpty()) {
-        ObjectNode fo = s.putObject("unanswered");
-        tally.failures().forEach(fo::put);
-      }
-      s.put("load_after", Bench.loadAverage());
+      put(s, tally(calls), rig.actionsContaining(version), elapsed, hold, floor);
     } finally {
       executor.shutdownNow();
     }
     return s;
+  }
+
+  private static void put(ObjectNode s, Tally tally, int dispatches, long elapsedNanos, Duration hold, long floorNanos) {
+    s.put("answered", tally.answered());
+    s.put("completed", tally.completed());
+    s.put("execution_ids", tally.executionIds());
+    s.put("dispatches", dispatches);
+    s.put("elapsed_ms", elapsedNanos / 1_000_000);
+    long afterHold = Math.max(0, elapsedNanos / 1_000_000 - hold.toMillis());
+    s.put("answered_after_hold_ms", afterHold);
+    if (floorNanos >= 0) {
+      // The figure: what the storm took beyond the hold and the driver's own floor.
+      s.put("beyond_floor_ms", afterHold - floorNanos / 1_000_000);
+    }
+    if (!tally.failures().isEmpty()) {
+      ObjectNode fo = s.putObject("unanswered");
+      tally.failures().forEach(fo::put);
+    }
+    s.put("load_after", Bench.loadAverage());
   }
 
   /** Eight daemon threads for the storm's HTTP clients. */

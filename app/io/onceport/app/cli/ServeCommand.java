@@ -106,10 +106,7 @@ public final class ServeCommand implements Callable<Integer> {
         target = local.target();
         engineNote = " " + local.describe();
       }
-      // Sticky workflow tasks, also on an embedded engine: it runs in this JVM, so this JVM's worker
-      // lives and dies with it (a sticky queue there hangs only if its worker dies and the engine
-      // does not; workers in other processes connect with --embedded-engine). Sticky spares every
-      // workflow task a replay of the run's history.
+      // Sticky even on an embedded engine: this worker lives and dies with it in this JVM (LocalEngine#nonSticky).
       TemporalConnection connection = common.connect(target, false, metrics);
       running.add(connection);
       connection.registerSearchAttributes();

@@ -267,7 +267,12 @@ public final class LocalEngine implements AutoCloseable {
     return cli != null ? cli.target() : embedded.target();
   }
 
-  /** Workers in other processes on the embedded engine must not use sticky queues (they never time out there); serve's own worker, in the engine's JVM, may. */
+  /**
+   * Whether workers in other processes must disable sticky execution: on the embedded engine sticky
+   * queues never time out, so a sticky queue whose worker died while the engine lives hangs its
+   * workflows. {@code serve}'s own worker runs in the engine's JVM — it cannot die while the engine
+   * lives — so it stays sticky and spares every workflow task a replay of the run's history.
+   */
   public boolean nonSticky() {
     return choice.kind() == Kind.EMBEDDED;
   }

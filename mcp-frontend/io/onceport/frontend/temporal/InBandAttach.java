@@ -76,6 +76,7 @@ final class InBandAttach {
     }
     directory.remember(handed);
     watches.offer(RunAttach.location(handed), handed);
-    return new RunAttach.Attached(new CallResult(handed, callId, joined.result().attached()), joined.leader(), joined.evidence());
+    return new RunAttach.Attached(new CallResult(handed, callId, joined.result().attached()), joined.leader(), joined.evidence(),
+        joined.position());
   }
 }

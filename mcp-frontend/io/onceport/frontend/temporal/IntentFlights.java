@@ -39,8 +39,11 @@ final class IntentFlights {
    * @param leader true when this caller made the attach itself
    * @param followers the calls that waited on this caller's attach (leader only; their evidence is owed to the run)
    * @param evidence completes once the followers' calls were sent (the leader completes it)
+   * @param position 0 for the leader; a follower's place among the followers, from 1: the order
+   *     their calls are sent as evidence in
    */
-  record Joined(ExecutionRecord record, boolean leader, List<AttachRequest> followers, CompletableFuture<Void> evidence) {}
+  record Joined(ExecutionRecord record, boolean leader, List<AttachRequest> followers, CompletableFuture<Void> evidence,
+      int position) {}
 
   /**
    * @param intent what makes two calls the same intent here (and wait alike)
@@ -49,10 +52,12 @@ final class IntentFlights {
   Joined join(String intent, AttachRequest request, long followerWaitMillis, Function<AttachRequest, ExecutionRecord> attach) {
     Flight flight;
     boolean leader;
+    int position = 0;
     synchronized (flights) {
       Flight current = flights.get(intent);
       if (current != null && !current.closed) {
         current.followers.add(request);
+        position = current.followers.size();
         flight = current;
         leader = false;
       } else {
@@ -62,7 +67,7 @@ final class IntentFlights {
       }
     }
     if (!leader) {
-      return new Joined(awaitLeader(flight, followerWaitMillis), false, List.of(), flight.evidence);
+      return new Joined(awaitLeader(flight, followerWaitMillis), false, List.of(), flight.evidence, position);
     }
     ExecutionRecord record = null;
     RuntimeException failure = null;
@@ -83,7 +88,7 @@ final class IntentFlights {
       throw failure;
     }
     flight.done.complete(record);
-    return new Joined(record, true, followers, flight.evidence);
+    return new Joined(record, true, followers, flight.evidence, 0);
   }
 
   private static ExecutionRecord awaitLeader(Flight flight, long followerWaitMillis) {
@@ -100,6 +105,14 @@ final class IntentFlights {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new GatewayException(GatewayException.Kind.UNAVAILABLE, "interrupted while waiting for the execution layer", e);
+    }
+  }
+
+  /** Callers waiting on the attach in flight for {@code intent} (0 when none is in flight). */
+  int followers(String intent) {
+    synchronized (flights) {
+      Flight f = flights.get(intent);
+      return f == null ? 0 : f.followers.size();
     }
   }
 

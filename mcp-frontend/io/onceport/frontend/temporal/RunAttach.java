@@ -43,7 +43,7 @@ final class RunAttach {
   private static final java.security.SecureRandom IDS = new java.security.SecureRandom();
 
   /** A call's attach: its result, whether it led its flight, and when its evidence was recorded. */
-  record Attached(CallResult result, boolean leader, java.util.concurrent.CompletableFuture<Void> evidence) {}
+  record Attached(CallResult result, boolean leader, java.util.concurrent.CompletableFuture<Void> evidence, int position) {}
 
   private final WorkflowClient once;
   private final ExecutionDirectory directory;
@@ -126,7 +126,7 @@ final class RunAttach {
     if (attached && metrics != null) {
       metrics.attached(record.tool());
     }
-    return new Attached(new CallResult(record, callId, attached), joined.leader(), joined.evidence());
+    return new Attached(new CallResult(record, callId, attached), joined.leader(), joined.evidence(), joined.position());
   }
 
   // ---- the attach: bound run, else update-with-start, and finding out after any doubt ----

@@ -147,14 +147,15 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
    * {@link #attach}, then waits on the shared watch for whatever is left of the caller's wait, until
    * the execution settles or waits for an operator (then the caller is told at once). A
    * caller that shared another's attach gets a record that shows its own call (once its evidence
-   * was recorded; bounded, best effort).
+   * was recorded; bounded, best effort) if the record will itemize it: in a storm, the callers
+   * beyond the first {@link #SHOWN_CALLS} are counted, not shown, and are answered at once.
    */
   @Override
   public CallResult call(ToolCall call) {
     RunAttach.Attached joined = attaches.attachFor(call);
     CallResult attached = joined.result();
     ExecutionRecord record = attached.record();
-    if (!joined.leader() && !hasCall(record, attached.callId()) && record.calls().size() < SHOWN_CALLS) {
+    if (!joined.leader() && !hasCall(record, attached.callId()) && record.calls().size() + joined.position() <= SHOWN_CALLS) {
       record = withOwnCall(record, attached.callId(), joined.evidence());
     }
     long deadline = call.receivedNanos() + TimeUnit.MILLISECONDS.toNanos(call.waitMillis());
@@ -179,7 +180,7 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
       return record;
     }
     ExecutionRecord current = record;
-    while (!hasCall(current, callId) && System.nanoTime() - deadline < 0) {
+    while (!hasCall(current, callId) && current.calls().size() < SHOWN_CALLS && System.nanoTime() - deadline < 0) {
       current = awaitChange(current.executionId(), current.version(), Duration.ofNanos(deadline - System.nanoTime()));
     }
     return hasCall(current, callId) ? current : record;
