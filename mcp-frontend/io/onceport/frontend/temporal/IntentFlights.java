@@ -27,6 +27,8 @@ final class IntentFlights {
 
   private static final class Flight {
     final CompletableFuture<ExecutionRecord> done = new CompletableFuture<>();
+    /** Each follower's own: completed once its call was sent as evidence (its batch, not the storm's last). */
+    final List<CompletableFuture<Void>> each = new ArrayList<>();
     /** Completed by the leader once the followers' calls were sent as evidence. */
     final CompletableFuture<Void> evidence = new CompletableFuture<>();
     final List<AttachRequest> followers = new ArrayList<>();
@@ -38,12 +40,28 @@ final class IntentFlights {
    *
    * @param leader true when this caller made the attach itself
    * @param followers the calls that waited on this caller's attach (leader only; their evidence is owed to the run)
-   * @param evidence completes once the followers' calls were sent (the leader completes it)
+   * @param evidence the leader's: completes once all followers' calls were sent; a follower's:
+   *     once its own call was sent (the leader completes both, {@link #evidenceSent})
    * @param position 0 for the leader; a follower's place among the followers, from 1: the order
    *     their calls are sent as evidence in
+   * @param each the followers' own evidence, in their order (leader only)
    */
   record Joined(ExecutionRecord record, boolean leader, List<AttachRequest> followers, CompletableFuture<Void> evidence,
-      int position) {}
+      int position, List<CompletableFuture<Void>> each) {
+
+    /** The leader's: {@code sent} has one future per follower (in order), completed once its call was sent. */
+    void evidenceSent(List<CompletableFuture<Void>> sent) {
+      for (int i = 0; i < each.size(); i++) {
+        CompletableFuture<Void> own = each.get(i);
+        if (i < sent.size()) {
+          sent.get(i).whenComplete((v, e) -> own.complete(null));
+        } else {
+          own.complete(null);
+        }
+      }
+      CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> evidence.complete(null));
+    }
+  }
 
   /**
    * @param intent what makes two calls the same intent here (and wait alike)
@@ -57,6 +75,7 @@ final class IntentFlights {
       Flight current = flights.get(intent);
       if (current != null && !current.closed) {
         current.followers.add(request);
+        current.each.add(new CompletableFuture<>());
         position = current.followers.size();
         flight = current;
         leader = false;
@@ -67,7 +86,11 @@ final class IntentFlights {
       }
     }
     if (!leader) {
-      return new Joined(awaitLeader(flight, followerWaitMillis), false, List.of(), flight.evidence, position);
+      CompletableFuture<Void> own;
+      synchronized (flights) {
+        own = flight.each.get(position - 1);
+      }
+      return new Joined(awaitLeader(flight, followerWaitMillis), false, List.of(), own, position, List.of());
     }
     ExecutionRecord record = null;
     RuntimeException failure = null;
@@ -77,18 +100,21 @@ final class IntentFlights {
       failure = e;
     }
     List<AttachRequest> followers;
+    List<CompletableFuture<Void>> each;
     synchronized (flights) {
       flight.closed = true;
       flights.remove(intent, flight);
       followers = List.copyOf(flight.followers);
+      each = List.copyOf(flight.each);
     }
     if (failure != null) {
       flight.evidence.complete(null);
+      each.forEach(f -> f.complete(null));
       flight.done.completeExceptionally(failure);
       throw failure;
     }
     flight.done.complete(record);
-    return new Joined(record, true, followers, flight.evidence, 0);
+    return new Joined(record, true, followers, flight.evidence, 0, each);
   }
 
   private static ExecutionRecord awaitLeader(Flight flight, long followerWaitMillis) {

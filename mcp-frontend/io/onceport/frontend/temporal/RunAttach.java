@@ -23,6 +23,7 @@ import io.temporal.client.WorkflowStub;
 import io.temporal.client.WorkflowUpdateStage;
 import io.temporal.common.SearchAttributes;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -116,11 +117,7 @@ final class RunAttach {
     directory.remember(record);
     watches.offer(location, record);
     if (joined.leader()) {
-      if (joined.followers().isEmpty()) {
-        joined.evidence().complete(null);
-      } else {
-        outbox.recordCalls(location, joined.followers()).whenComplete((v, e) -> joined.evidence().complete(null));
-      }
+      joined.evidenceSent(joined.followers().isEmpty() ? List.of() : outbox.recordEach(location, joined.followers()));
     }
     boolean attached = !joined.leader() || isRetry(record, callId);
     if (attached && metrics != null) {

@@ -58,12 +58,17 @@ final class SignalOutbox {
   }
 
   CompletableFuture<Void> recordCalls(ExecutionLocation location, List<AttachRequest> calls) {
-    CompletableFuture<Void> all = CompletableFuture.completedFuture(null);
+    List<CompletableFuture<Void>> each = recordEach(location, calls);
+    return each.isEmpty() ? CompletableFuture.completedFuture(null) : CompletableFuture.allOf(each.toArray(CompletableFuture[]::new));
+  }
+
+  /** One future per call, in their order: each completes once the batch holding that call was sent. */
+  List<CompletableFuture<Void>> recordEach(ExecutionLocation location, List<AttachRequest> calls) {
     List<CompletableFuture<Void>> each = new ArrayList<>();
     for (AttachRequest c : calls) {
       each.add(enqueue(location, new Item(c, null, new CompletableFuture<>())));
     }
-    return each.isEmpty() ? all : CompletableFuture.allOf(each.toArray(CompletableFuture[]::new));
+    return each;
   }
 
   CompletableFuture<Void> reportDelivery(ExecutionLocation location, DeliveryReport report) {

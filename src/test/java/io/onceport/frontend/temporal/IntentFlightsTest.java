@@ -59,11 +59,26 @@ class IntentFlightsTest {
       assertTrue(led.leader());
       assertEquals(0, led.position());
       assertEquals(List.of("c1", "c2", "c3", "c4", "c5"), led.followers().stream().map(AttachRequest::callId).toList());
+      List<IntentFlights.Joined> joined = new ArrayList<>();
       for (int i = 0; i < 5; i++) {
         IntentFlights.Joined f = followers.get(i).get(10, TimeUnit.SECONDS);
         assertEquals(i + 1, f.position(), "follower c" + (i + 1));
         assertTrue(!f.leader());
+        joined.add(f);
       }
+      // Evidence sent in two batches: the first two followers' calls, then the rest. Each follower
+      // learns its own call was sent when its batch was, not when the storm's last one was.
+      List<java.util.concurrent.CompletableFuture<Void>> sent = new ArrayList<>();
+      for (int i = 0; i < 5; i++) {
+        sent.add(new java.util.concurrent.CompletableFuture<>());
+      }
+      led.evidenceSent(sent);
+      sent.get(0).complete(null);
+      sent.get(1).complete(null);
+      assertTrue(joined.get(0).evidence().isDone() && joined.get(1).evidence().isDone());
+      assertTrue(!joined.get(2).evidence().isDone() && !led.evidence().isDone(), "the second batch is not sent yet");
+      sent.subList(2, 5).forEach(f -> f.complete(null));
+      assertTrue(joined.get(4).evidence().isDone() && led.evidence().isDone());
     } finally {
       pool.shutdownNow();
     }
