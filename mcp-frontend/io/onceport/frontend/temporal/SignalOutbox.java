@@ -57,11 +57,6 @@ final class SignalOutbox {
     this.executor = executor;
   }
 
-  CompletableFuture<Void> recordCalls(ExecutionLocation location, List<AttachRequest> calls) {
-    List<CompletableFuture<Void>> each = recordEach(location, calls);
-    return each.isEmpty() ? CompletableFuture.completedFuture(null) : CompletableFuture.allOf(each.toArray(CompletableFuture[]::new));
-  }
-
   /** One future per call, in their order: each completes once the batch holding that call was sent. */
   List<CompletableFuture<Void>> recordEach(ExecutionLocation location, List<AttachRequest> calls) {
     List<CompletableFuture<Void>> each = new ArrayList<>();
