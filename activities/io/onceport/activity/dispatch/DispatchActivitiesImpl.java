@@ -59,6 +59,7 @@ public final class DispatchActivitiesImpl implements DispatchActivities, AutoClo
 
   private final ExecutorService executor;
   private final AnswerDesk answers;
+  private final ReportWaits reportWaits = new ReportWaits(HANDOVER_WAIT, HANDOVER_HEARTBEAT);
 
   public DispatchActivitiesImpl(
       Map<ToolContract.Channel, DispatchChannel> channels,
@@ -119,7 +120,7 @@ public final class DispatchActivitiesImpl implements DispatchActivities, AutoClo
     boolean handed = false;
     try {
       Sent sent = sendOnce(request);
-      handed = sent.handedOver() != null;
+      handed = sent == null || sent.handedOver() != null;
       return sent;
     } finally {
       if (!handed) {
@@ -166,27 +167,53 @@ public final class DispatchActivitiesImpl implements DispatchActivities, AutoClo
         problem = "the outcome entry could not be journaled: " + e.getMessage();
       }
     }
-    HandedOver handedOver = problem == null ? handOver(request, result, metrics) : null;
-    return new Sent(result, problem, handedOver);
+    if (problem != null) {
+      return new Sent(result, problem, null);
+    }
+    return handOver(request, result, metrics);
   }
 
   /**
    * Hands the settled record to a caller of this execution waiting in this process, if there is
-   * one, and waits (heartbeating) for its front end's delivery report; a delivered result's
-   * {@code delivered} entry is journaled here. Null when nobody here took it or no report came in
-   * time (the front end then signals its report, as for any caller).
+   * one, and has the activity's result wait for its front end's delivery report; a delivered
+   * result's {@code delivered} entry is journaled then. Inside an activity the wait holds no thread
+   * ({@link ReportWaits}): this returns null and the activity completes itself once the report came
+   * (or did not come in time: the front end then signals its report, as for any caller).
    */
-  private HandedOver handOver(DispatchRequest request, DispatchResult result, Scope metrics) {
+  private Sent handOver(DispatchRequest request, DispatchResult result, Scope metrics) {
     AnswerPlan plan = request.answerPlan();
     if (plan == null || answers == AnswerDesk.NONE || request.resultReference() == null) {
-      return null;
+      return new Sent(result, null, null);
     }
     ExecutionRecord record = InBandAnswer.answered(request, plan, request.resultReference(), result, System::currentTimeMillis);
     AnswerDesk.Handoff handoff = record == null ? null : answers.offer(plan.callIds(), record);
     if (handoff == null) {
-      return null;
+      return new Sent(result, null, null);
     }
-    DeliveryReport report = awaitReport(handoff);
+    ActivityExecutionContext activity = activityContext();
+    if (activity == null) {
+      return new Sent(result, null, handedOver(request, ReportWaits.awaitHere(handoff, HANDOVER_WAIT, HANDOVER_HEARTBEAT), metrics));
+    }
+    io.temporal.activity.ManualActivityCompletionClient completion = activity.useLocalManualCompletion();
+    reportWaits.await(handoff, new ReportWaits.Ending() {
+      @Override
+      public void complete(DeliveryReport report) {
+        if (report == null) {
+          answers.noAnswer(plan.callIds());
+        }
+        completion.complete(new Sent(result, null, handedOver(request, report, metrics)));
+      }
+
+      @Override
+      public void heartbeat() {
+        completion.recordHeartbeat("awaiting the caller's delivery report");
+      }
+    });
+    return null;
+  }
+
+  /** What the caller's front end reported, as the send's result carries it; null without a report. */
+  private HandedOver handedOver(DispatchRequest request, DeliveryReport report, Scope metrics) {
     if (report == null) {
       return null;
     }
@@ -206,29 +233,11 @@ public final class DispatchActivitiesImpl implements DispatchActivities, AutoClo
     return new HandedOver(report.callId(), report.delivered(), report.at(), report.detail(), journaled);
   }
 
-  private static DeliveryReport awaitReport(AnswerDesk.Handoff handoff) {
-    long deadline = System.nanoTime() + HANDOVER_WAIT.toNanos();
+  private static ActivityExecutionContext activityContext() {
     try {
-      while (System.nanoTime() - deadline < 0) {
-        DeliveryReport report = handoff.poll(HANDOVER_HEARTBEAT.toMillis());
-        if (report != null) {
-          return report;
-        }
-        heartbeat("awaiting the caller's delivery report");
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (RuntimeException cancelledOrNotInAnActivity) {
-      // stop waiting; the report goes by signal
-    }
-    return handoff.abandon();
-  }
-
-  private static void heartbeat(String phase) {
-    try {
-      Activity.getExecutionContext().heartbeat(phase);
+      return Activity.getExecutionContext();
     } catch (IllegalStateException notInAnActivity) {
-      // a router test outside an activity
+      return null; // a router test outside an activity
     }
   }
 
@@ -266,6 +275,7 @@ public final class DispatchActivitiesImpl implements DispatchActivities, AutoClo
 
   @Override
   public void close() {
+    reportWaits.close();
     executor.shutdownNow();
   }
 

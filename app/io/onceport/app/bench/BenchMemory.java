@@ -94,10 +94,28 @@ final class BenchMemory {
     p.put("after_calls", calls);
     p.put("heap_bytes", io.onceport.frontend.ops.HeapAfterGc.collect());
     p.put("rss_bytes", ChildProcess.Rss.self());
+    where(p);
     if (rig.engineProcess != null) {
       p.put("engine_rss_bytes", rig.engineProcess.rssBytes());
     }
     return p;
+  }
+
+  /**
+   * Where the JVM's RSS goes, as the JVM counts it: the committed heap (what G1 keeps after the full
+   * GC), the other memory pools (metaspace, JIT code), direct buffers, live threads.
+   */
+  private static void where(ObjectNode p) {
+    java.lang.management.MemoryMXBean memory = java.lang.management.ManagementFactory.getMemoryMXBean();
+    p.put("heap_committed_bytes", memory.getHeapMemoryUsage().getCommitted());
+    p.put("non_heap_committed_bytes", memory.getNonHeapMemoryUsage().getCommitted());
+    long direct = 0;
+    for (java.lang.management.BufferPoolMXBean pool : java.lang.management.ManagementFactory.getPlatformMXBeans(
+        java.lang.management.BufferPoolMXBean.class)) {
+      direct += Math.max(0, pool.getMemoryUsed());
+    }
+    p.put("buffer_pool_bytes", direct);
+    p.put("threads", java.lang.management.ManagementFactory.getThreadMXBean().getThreadCount());
   }
 
   private String args(String subject, int n, boolean withRegion) {

@@ -105,6 +105,8 @@ public final class InProcessAnswers implements AnswerDesk {
     private static final int OPEN = 0;
     private static final int OFFERED = 1;
     private static final int DONE = 2;
+    /** The send stopped waiting for the report before it came: the report goes by signal. */
+    private static final int ABANDONED = 3;
 
     private final String callId;
     private final AtomicInteger state = new AtomicInteger(OPEN);
@@ -206,12 +208,19 @@ public final class InProcessAnswers implements AnswerDesk {
     }
 
     @Override
+    public CompletableFuture<DeliveryReport> reported() {
+      return report;
+    }
+
+    @Override
     public DeliveryReport abandon() {
-      if (state.compareAndSet(OFFERED, DONE)) {
+      if (state.compareAndSet(OFFERED, ABANDONED)) {
         slots.remove(callId, this);
         return null;
       }
-      return report.getNow(null);
+      // Once offered, only report() moves the state on to DONE, and it completes the report right
+      // after: wait for that instant rather than lose a report that report() already took.
+      return state.get() == DONE ? report.join() : null;
     }
   }
 }

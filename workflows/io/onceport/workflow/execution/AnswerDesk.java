@@ -33,6 +33,9 @@ public interface AnswerDesk {
     /** The caller's delivery report, or null when none came within {@code timeoutMillis} (ask again, or abandon). */
     DeliveryReport poll(long timeoutMillis) throws InterruptedException;
 
+    /** Completes with the caller's delivery report when it comes, and never if it goes the usual way after {@link #abandon()}. */
+    java.util.concurrent.CompletionStage<DeliveryReport> reported();
+
     /**
      * Stops waiting. Returns the report if it arrived meanwhile (it is then this hand-over's);
      * otherwise null, and the report goes the usual way (a signal to the workflow): never both ways.
