@@ -37,6 +37,9 @@ import org.slf4j.Logger;
 final class Execution {
   // Set once, by the constructor (or the data converter).
   private ExecutionInput input;
+  /** Derived from {@code input} once, when first asked for; not part of the serialized state. */
+  @com.fasterxml.jackson.annotation.JsonIgnore
+  private String shownArguments;
   private String executionId;
   private String workflowId;
   private String runId;
@@ -386,13 +389,21 @@ final class Execution {
     note("journal_unavailable", what + ": " + why);
   }
 
+  /** {@link ExecutionInput#shownArguments()}, derived once: every record carries it (deterministic, so replay derives the same). */
+  private String shownArguments() {
+    if (shownArguments == null) {
+      shownArguments = input.shownArguments();
+    }
+    return shownArguments;
+  }
+
   /** The record as the query, the updates and the run's result return it. */
   ExecutionRecord record() {
     ToolContract contract = input.contract();
     return new ExecutionRecord(executionId, workflowId, runId, input.fingerprint(), input.intentKey(), input.tool(),
         input.actor(), input.intentScope(), input.sessionId(), contract.channel().name().toLowerCase(),
         input.target(), input.method(), contract.credentialRef(), contract.replayClass().wireName(),
-        input.shownArguments(), state, outcome, delivery, acceptedAt, authorizedAt, dispatchedAt, completedAt,
+        shownArguments(), state, outcome, delivery, acceptedAt, authorizedAt, dispatchedAt, completedAt,
         deliveredAt, result == null ? null : result.status(), result == null ? null : result.exitStatus(),
         resultReference, result, authorization, review, sends.size(), sends.sends(), sends.statusChecks(), calls.calls(),
         transitions, attachableUntil, cancellation, calls.itemized(message), version);

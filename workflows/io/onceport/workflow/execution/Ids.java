@@ -38,6 +38,8 @@ public final class Ids {
   }
 
   public static boolean isExecutionId(String value) {
-    return value != null && value.matches("act_[0-9A-HJKMNP-TV-Z]{26}");
+    return value != null && EXECUTION_ID.matcher(value).matches();
   }
+
+  private static final java.util.regex.Pattern EXECUTION_ID = java.util.regex.Pattern.compile("act_[0-9A-HJKMNP-TV-Z]{26}");
 }
