@@ -216,6 +216,10 @@ public final class Bench {
     return out;
   }
 
+  /** No gRPC call but long polls for this long: the previous calls' work has ended (longer than the 1 s delivery grace). */
+  static final java.time.Duration QUIET = java.time.Duration.ofMillis(1500);
+  static final java.time.Duration QUIET_LIMIT = java.time.Duration.ofSeconds(15);
+
   /** One throughput batch: {@code concurrency} callers for {@code window}; calls/s, CPU recorded. */
   private double batch(Subject s, BenchRig rig) throws InterruptedException {
     int c = settings.concurrency();
@@ -225,6 +229,8 @@ public final class Bench {
       return t;
     });
     long[] done = new long[c];
+    rig.awaitQuiet(QUIET, QUIET_LIMIT);
+    java.util.Map<String, Long> rpcs0 = rig.rpcs.snapshot();
     long cpu0 = rig.cpuNanos();
     long engineCpu0 = rig.engineCpuNanos();
     long t0 = System.nanoTime();
@@ -249,17 +255,16 @@ public final class Bench {
       s.failed(new TimeoutException("the throughput batch did not end within " + limit + " ms"));
     }
     long elapsed = System.nanoTime() - t0;
+    // CPU and round trips include what the batch's calls cause after their answers (a delivery
+    // report after the grace, the run's last workflow task), not the next subject's batch.
+    rig.awaitQuiet(QUIET, QUIET_LIMIT);
     long cpu = rig.cpuNanos() - cpu0;
     long engineCpu = rig.engineCpuNanos() - engineCpu0;
     long calls = 0;
     for (long d : done) {
       calls += d;
     }
-    synchronized (s) {
-      s.batchCalls += calls;
-      s.batchCpuNanos += cpu;
-      s.batchEngineCpuNanos += engineCpu;
-    }
+    s.addBatch(calls, cpu, engineCpu, rpcs0, rig.rpcs.snapshot());
     double rate = calls / (elapsed / 1e9);
     s.throughputs.add(rate);
     return rate;
@@ -289,6 +294,10 @@ public final class Bench {
     put(f, "cpu_ms_per_call", s.cpuPerCallMillis());
     if (!settings.engineInProcess()) {
       put(f, "engine_cpu_ms_per_call", s.engineCpuPerCallMillis());
+    }
+    if (s.batchCalls > 0 && !s.batchRpcs.isEmpty()) {
+      ObjectNode r = f.putObject("engine_rpcs_per_call");
+      RpcCounter.perCall(java.util.Map.of(), s.batchRpcs, s.batchCalls).forEach(r::put);
     }
     f.put("errors", s.errors);
     if (s.firstError != null) {

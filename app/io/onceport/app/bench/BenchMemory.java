@@ -6,7 +6,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.time.Duration;
 
-/** The bench's memory section: heap after a full GC and RSS after a tenth of {@code memoryCalls} distinct calls and after all. */
+/**
+ * The bench's memory section: heap after a full GC and RSS after a tenth of {@code memoryCalls}
+ * distinct calls, after half and after all (the growth figures compare the last with the first).
+ */
 final class BenchMemory {
   private final Bench bench;
   private final BenchSettings settings;
@@ -48,7 +51,7 @@ final class BenchMemory {
         m.put("stopped_early", "20 calls in a row failed after " + i + " calls");
         break;
       }
-      if (i == first || i == n) {
+      if (i == first || i == n / 2 || i == n) {
         points.add(memoryPoint(rig, i));
         say("bench: memory after " + i + " calls: " + points.get(points.size() - 1));
       }

@@ -54,6 +54,19 @@ public final class BenchReport {
           ms(s, "p90_ms"), rate(s, "throughput_per_s"), ms(s, "cpu_ms_per_call"), ratio,
           s.path("errors").asLong() > 0 ? "   ERRORS " + s.path("errors").asLong() + ": " + s.path("first_error").asText() : ""));
     }
+    for (JsonNode s : r.path("subjects")) {
+      JsonNode rpcs = s.path("engine_rpcs_per_call");
+      if (rpcs.size() > 1) {
+        StringBuilder calls = new StringBuilder();
+        rpcs.fields().forEachRemaining(e -> {
+          if (!e.getKey().startsWith("bytes") && !e.getKey().startsWith("(") && e.getValue().asDouble() >= 0.01) {
+            calls.append(calls.length() == 0 ? "" : ", ").append(e.getKey()).append(' ').append(fmt(e.getValue().asDouble()));
+          }
+        });
+        b.append(String.format(Locale.ROOT, "  %s: %,.0f bytes sent to the engine per call; gRPC calls per call: %s%n", s.path("subject").asText(),
+            rpcs.path("(sent bytes)").asDouble(), calls));
+      }
+    }
   }
 
   /** The storm of identical calls: how many dispatches it caused and how its callers were answered. */

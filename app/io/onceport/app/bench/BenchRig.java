@@ -51,7 +51,8 @@ final class BenchRig implements AutoCloseable {
 
   private BenchRig(Path dir, String target, ChildProcess engineProcess, TemporalConnection connection,
       FrontendRuntime frontend, BareTemporal bare, NodeRuntime.PassThrough passThrough, String passThroughSkipped,
-      String token, String releaseId, HttpClient http, List<AutoCloseable> running) {
+      String token, String releaseId, HttpClient http, List<AutoCloseable> running, RpcCounter rpcs) {
+    this.rpcs = rpcs;
     this.dir = dir;
     this.target = target;
     this.engineProcess = engineProcess;
@@ -64,6 +65,30 @@ final class BenchRig implements AutoCloseable {
     this.releaseId = releaseId;
     this.http = http;
     this.running = running;
+  }
+
+  /** The bench JVM's gRPC calls to the engine (gateway, worker and bare baseline share the connection). */
+  final RpcCounter rpcs;
+
+  /**
+   * Waits until the work the last calls caused has ended: no gRPC call but long polls for {@code
+   * quiet} (longer than the delivery grace, after which a send reports its delivery and its run
+   * completes), at most {@code limit}.
+   */
+  void awaitQuiet(Duration quiet, Duration limit) throws InterruptedException {
+    long end = System.nanoTime() + limit.toNanos();
+    long last = rpcs.busyCalls();
+    long quietSince = System.nanoTime();
+    while (System.nanoTime() < end) {
+      Thread.sleep(50);
+      long now = rpcs.busyCalls();
+      if (now != last) {
+        last = now;
+        quietSince = System.nanoTime();
+      } else if (System.nanoTime() - quietSince >= quiet.toNanos()) {
+        return;
+      }
+    }
   }
 
   static BenchRig start(BenchSettings settings, PrintWriter log) throws Exception {
@@ -87,8 +112,9 @@ final class BenchRig implements AutoCloseable {
       running.add(metrics);
       // Sticky workflow tasks, as serve's own worker keeps them on its embedded engine (and every
       // worker on the Temporal CLI or a cluster): the bench kills no worker, so none can hang.
+      RpcCounter rpcs = new RpcCounter();
       TemporalConnection connection = TemporalConnection.connect(engineTarget, "default", false,
-          Payloads.dataConverter(true, data), Duration.ofSeconds(30), metrics.metricsScope());
+          Payloads.dataConverter(true, data), Duration.ofSeconds(30), metrics.metricsScope(), List.of(rpcs));
       running.add(connection);
       connection.registerSearchAttributes();
       WorkerRuntime worker = WorkerRuntime.start(connection, "bench", data, null, "auto", Duration.ofMinutes(1), "bench");
@@ -102,7 +128,7 @@ final class BenchRig implements AutoCloseable {
 
       PassThroughStart pass = startPassThrough(settings, target, log, running);
       return new BenchRig(dir, target, engineProcess, connection, frontend, bare, pass.passThrough(), pass.skipped(), token,
-          releaseId, http, running);
+          releaseId, http, running, rpcs);
     } catch (Exception | Error e) {
       closeAll(running);
       throw e;

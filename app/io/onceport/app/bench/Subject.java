@@ -28,6 +28,8 @@ final class Subject {
   long batchCpuNanos;
   /** The part of {@link #batchCpuNanos} the engine and target child JVM spent. */
   long batchEngineCpuNanos;
+  /** gRPC calls to the engine during the batches (and their drain), by method. */
+  final java.util.Map<String, Long> batchRpcs = new java.util.TreeMap<>();
   long errors;
   String firstError;
   private int next;
@@ -37,6 +39,15 @@ final class Subject {
     this.label = label;
     this.baseline = baseline;
     this.call = call;
+  }
+
+  /** A throughput batch's calls, CPU and gRPC calls (counts before and after it, by method). */
+  synchronized void addBatch(long calls, long cpuNanos, long engineCpuNanos, java.util.Map<String, Long> rpcsBefore,
+      java.util.Map<String, Long> rpcsAfter) {
+    rpcsAfter.forEach((k, v) -> batchRpcs.merge(k, v - rpcsBefore.getOrDefault(k, 0L), Long::sum));
+    batchCalls += calls;
+    batchCpuNanos += cpuNanos;
+    batchEngineCpuNanos += engineCpuNanos;
   }
 
   synchronized int nextIndex() {

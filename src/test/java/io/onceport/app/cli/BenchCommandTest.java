@@ -57,6 +57,15 @@ class BenchCommandTest {
     JsonNode sse = r.path("subjects").get(3);
     assertEquals("bare", sse.path("baseline").asText());
     assertTrue(sse.path("throughput_ratio").asDouble() > 0, "a side-effecting call is compared with bare Temporal: " + sse);
+    // Round trips to the engine per call, counted on the bench JVM's connection: a side-effecting
+    // call is one update-with-start and two workflow tasks; bare Temporal one start and two tasks.
+    JsonNode rpcs = sse.path("engine_rpcs_per_call");
+    assertEquals(1.0, rpcs.path("ExecuteMultiOperation").asDouble(), sse.toString());
+    assertEquals(2.0, rpcs.path("RespondWorkflowTaskCompleted").asDouble(), sse.toString());
+    assertEquals(1.0, rpcs.path("RespondActivityTaskCompleted").asDouble(), sse.toString());
+    assertTrue(rpcs.path("(sent bytes)").asDouble() > 0, sse.toString());
+    JsonNode bareRpcs = r.path("subjects").get(2).path("engine_rpcs_per_call");
+    assertEquals(1.0, bareRpcs.path("StartWorkflowExecution").asDouble(), bareRpcs.toString());
     JsonNode read = r.path("subjects").get(5);
     assertEquals("passthrough", read.path("baseline").asText());
     if (!r.path("subjects").get(1).has("skipped")) {
@@ -71,10 +80,14 @@ class BenchCommandTest {
     assertTrue(storm.has("driver_floor_ms") && storm.has("hold_ms") && storm.has("answered_after_hold_ms"), storm.toString());
 
     JsonNode memory = r.path("memory");
-    assertEquals(2, memory.path("points").size(), memory.toString());
+    assertEquals(3, memory.path("points").size(), memory.toString());
     assertEquals(2, memory.path("points").get(0).path("after_calls").asInt());
-    assertEquals(20, memory.path("points").get(1).path("after_calls").asInt());
-    assertTrue(memory.path("points").get(1).path("heap_bytes").asLong() > 0, memory.toString());
+    assertEquals(10, memory.path("points").get(1).path("after_calls").asInt());
+    assertEquals(20, memory.path("points").get(2).path("after_calls").asInt());
+    JsonNode last = memory.path("points").get(2);
+    assertTrue(last.path("heap_bytes").asLong() > 0, memory.toString());
+    assertTrue(last.path("heap_committed_bytes").asLong() >= last.path("heap_bytes").asLong() && last.path("threads").asInt() > 0,
+        "where RSS goes: " + memory);
 
     JsonNode history = r.path("history").path("side_effecting");
     assertTrue(history.path("workflow").asBoolean() && history.path("events").asInt() > 0, history.toString());
