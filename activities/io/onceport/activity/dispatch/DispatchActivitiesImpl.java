@@ -273,6 +273,18 @@ public final class DispatchActivitiesImpl implements DispatchActivities, AutoClo
     }
   }
 
+  /**
+   * Before the worker stops: waits, at most {@code timeout}, for the delivery reports of answers
+   * already handed over (due within the delivery grace), so they still travel in the send's result.
+   */
+  public void drainHandOvers(Duration timeout) {
+    try {
+      reportWaits.awaitIdle(timeout);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   @Override
   public void close() {
     reportWaits.close();

@@ -67,7 +67,7 @@ final class ReportWaits implements AutoCloseable {
       w.finish(handoff.abandon());
       return;
     }
-    handoff.reported().thenAccept(w::finish);
+    handoff.whenReported(w::finish);
   }
 
   /**
@@ -92,6 +92,22 @@ final class ReportWaits implements AutoCloseable {
   /** Waits not yet ended (for tests and diagnostics). */
   int pending() {
     return pending.size();
+  }
+
+  /**
+   * Waits (at most {@code timeout}) until no wait is pending: before a worker stops, so that the
+   * reports due within the delivery grace still travel in band, as they did when each wait held its
+   * activity's thread and the worker's shutdown waited for running activities.
+   */
+  boolean awaitIdle(Duration timeout) throws InterruptedException {
+    long end = System.nanoTime() + timeout.toNanos();
+    while (!pending.isEmpty()) {
+      if (System.nanoTime() - end >= 0) {
+        return false;
+      }
+      Thread.sleep(20);
+    }
+    return true;
   }
 
   /** Ends every wait now (no report then goes in band) and stops. */

@@ -208,8 +208,8 @@ public final class InProcessAnswers implements AnswerDesk {
     }
 
     @Override
-    public CompletableFuture<DeliveryReport> reported() {
-      return report;
+    public void whenReported(java.util.function.Consumer<DeliveryReport> then) {
+      report.thenAccept(then);
     }
 
     @Override

@@ -33,8 +33,11 @@ public interface AnswerDesk {
     /** The caller's delivery report, or null when none came within {@code timeoutMillis} (ask again, or abandon). */
     DeliveryReport poll(long timeoutMillis) throws InterruptedException;
 
-    /** Completes with the caller's delivery report when it comes, and never if it goes the usual way after {@link #abandon()}. */
-    java.util.concurrent.CompletionStage<DeliveryReport> reported();
+    /**
+     * Calls {@code then} with the caller's delivery report when it comes (at once if it came), on
+     * the reporting thread; never if it goes the usual way after {@link #abandon()}.
+     */
+    void whenReported(java.util.function.Consumer<DeliveryReport> then);
 
     /**
      * Stops waiting. Returns the report if it arrived meanwhile (it is then this hand-over's);

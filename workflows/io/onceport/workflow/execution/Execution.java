@@ -32,14 +32,16 @@ import org.slf4j.Logger;
  * <p><b>Serializable.</b> Its fields are the whole state, and it round-trips through the data
  * converter (fields only; the clock and the logger are the run's, given again by {@link #resume}),
  * so it could be carried to a new run as input, as samples-java's state objects are.
+ *
+ * <p>Long because: it is the one place every state change goes through (see "Why one object");
+ * split, the version rule would have to hold across classes.
  */
 @JsonAutoDetect(fieldVisibility = Visibility.ANY, getterVisibility = Visibility.NONE, isGetterVisibility = Visibility.NONE)
 final class Execution {
   // Set once, by the constructor (or the data converter).
   private ExecutionInput input;
-  /** Derived from {@code input} once, when first asked for; not part of the serialized state. */
-  @com.fasterxml.jackson.annotation.JsonIgnore
-  private String shownArguments;
+  /** Derived from {@code input} once, when first asked for (transient: not part of the serialized state). */
+  private transient String shownArguments;
   private String executionId;
   private String workflowId;
   private String runId;

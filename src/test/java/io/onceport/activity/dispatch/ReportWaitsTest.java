@@ -52,8 +52,8 @@ class ReportWaitsTest {
     }
 
     @Override
-    public CompletableFuture<DeliveryReport> reported() {
-      return report;
+    public void whenReported(java.util.function.Consumer<DeliveryReport> then) {
+      report.thenAccept(then);
     }
 
     @Override
@@ -175,6 +175,20 @@ class ReportWaitsTest {
         assertSame(REPORT, e.completed.get(10, TimeUnit.SECONDS));
       }
       assertEquals(0, waits.pending());
+    }
+  }
+
+  @Test
+  void awaitIdleReturnsOnceEveryWaitEnded() throws Exception {
+    try (ReportWaits waits = new ReportWaits(Duration.ofSeconds(20), Duration.ofSeconds(10))) {
+      assertTrue(waits.awaitIdle(Duration.ZERO), "nothing pending");
+      FakeHandoff handoff = new FakeHandoff();
+      RecordingEnding ending = new RecordingEnding();
+      waits.await(handoff, ending);
+      assertFalse(waits.awaitIdle(Duration.ofMillis(100)), "a report is still due");
+      new Thread(() -> handoff.deliver(REPORT)).start();
+      assertTrue(waits.awaitIdle(Duration.ofSeconds(10)));
+      assertSame(REPORT, ending.completed.get(10, TimeUnit.SECONDS));
     }
   }
 }
