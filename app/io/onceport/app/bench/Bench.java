@@ -181,6 +181,14 @@ public final class Bench {
         s.timed();
       }
     }
+    if (settings.warmupBatches() > 0) {
+      say("bench: warming up (" + settings.warmupBatches() + " unmeasured throughput batches of each subject)");
+      for (int w = 0; w < settings.warmupBatches(); w++) {
+        for (Subject s : live) {
+          runBatch(s, rig);
+        }
+      }
+    }
     for (int r = 0; r < settings.rounds(); r++) {
       ObjectNode round = rounds.addObject();
       round.put("round", r + 1);
@@ -222,6 +230,32 @@ public final class Bench {
 
   /** One throughput batch: {@code concurrency} callers for {@code window}; calls/s, CPU recorded. */
   private double batch(Subject s, BenchRig rig) throws InterruptedException {
+    rig.awaitQuiet(QUIET, QUIET_LIMIT);
+    java.util.Map<String, Long> rpcs0 = rig.rpcs.snapshot();
+    long cpu0 = rig.cpuNanos();
+    long engineCpu0 = rig.engineCpuNanos();
+    long jit0 = jitMillis();
+    Ran ran = runBatch(s, rig);
+    // CPU and round trips include what the batch's calls cause after their answers (a delivery
+    // report after the grace, the run's last workflow task), not the next subject's batch.
+    rig.awaitQuiet(QUIET, QUIET_LIMIT);
+    s.addBatch(ran.calls(), rig.cpuNanos() - cpu0, rig.engineCpuNanos() - engineCpu0, rpcs0, rig.rpcs.snapshot());
+    s.batchJitMillis += jitMillis() - jit0;
+    double rate = ran.calls() / (ran.elapsedNanos() / 1e9);
+    s.throughputs.add(rate);
+    return rate;
+  }
+
+  /** The bench JVM's JIT compilation time so far (ms), or 0 where the JVM does not tell. */
+  private static long jitMillis() {
+    java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+    return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
+  }
+
+  private record Ran(long calls, long elapsedNanos) {}
+
+  /** {@code concurrency} callers for {@code window} after the previous calls' work has ended; nothing recorded but failures. */
+  private Ran runBatch(Subject s, BenchRig rig) throws InterruptedException {
     int c = settings.concurrency();
     ExecutorService pool = Executors.newFixedThreadPool(c, r -> {
       Thread t = new Thread(r, "bench-caller-" + s.key);
@@ -229,16 +263,11 @@ public final class Bench {
       return t;
     });
     long[] done = new long[c];
-    rig.awaitQuiet(QUIET, QUIET_LIMIT);
-    java.util.Map<String, Long> rpcs0 = rig.rpcs.snapshot();
-    long cpu0 = rig.cpuNanos();
-    long engineCpu0 = rig.engineCpuNanos();
     long t0 = System.nanoTime();
     long deadline = t0 + settings.window().toNanos();
-    List<Future<?>> fs = new ArrayList<>();
     for (int k = 0; k < c; k++) {
       int slot = k;
-      fs.add(pool.submit(() -> {
+      pool.submit(() -> {
         while (System.nanoTime() < deadline) {
           if (s.timed() >= 0) {
             done[slot]++;
@@ -246,7 +275,7 @@ public final class Bench {
             sleepQuietly(10);
           }
         }
-      }));
+      });
     }
     pool.shutdown();
     long limit = settings.window().plus(settings.callTimeout()).plusSeconds(5).toMillis();
@@ -255,19 +284,11 @@ public final class Bench {
       s.failed(new TimeoutException("the throughput batch did not end within " + limit + " ms"));
     }
     long elapsed = System.nanoTime() - t0;
-    // CPU and round trips include what the batch's calls cause after their answers (a delivery
-    // report after the grace, the run's last workflow task), not the next subject's batch.
-    rig.awaitQuiet(QUIET, QUIET_LIMIT);
-    long cpu = rig.cpuNanos() - cpu0;
-    long engineCpu = rig.engineCpuNanos() - engineCpu0;
     long calls = 0;
     for (long d : done) {
       calls += d;
     }
-    s.addBatch(calls, cpu, engineCpu, rpcs0, rig.rpcs.snapshot());
-    double rate = calls / (elapsed / 1e9);
-    s.throughputs.add(rate);
-    return rate;
+    return new Ran(calls, elapsed);
   }
 
   private static void sleepQuietly(long millis) {
@@ -292,6 +313,9 @@ public final class Bench {
     put(f, "throughput_per_s", s.throughput());
     f.put("concurrency", settings.concurrency());
     put(f, "cpu_ms_per_call", s.cpuPerCallMillis());
+    if (s.batchCalls > 0) {
+      put(f, "jit_ms_per_call", s.batchJitMillis / (double) s.batchCalls);
+    }
     if (!settings.engineInProcess()) {
       put(f, "engine_cpu_ms_per_call", s.engineCpuPerCallMillis());
     }

@@ -11,6 +11,9 @@ import java.util.Set;
  *
  * @param calls C=1 calls of each subject, spread over the rounds
  * @param warmup unmeasured calls of each subject before the first round
+ * @param warmupBatches unmeasured throughput batches of each subject after those calls, so that the
+ *     rounds measure JIT-compiled code: the JIT's own CPU in the first minute of a JVM is as large as
+ *     the calls' (measured: a third of the bench JVM's CPU in rounds 2 to 5 of a run without them)
  * @param window how long each C={@code concurrency} throughput batch runs, per subject and round
  * @param memoryCalls sequential distinct calls of the memory subject; memory is read after a tenth
  *     of them and after all of them
@@ -21,7 +24,7 @@ import java.util.Set;
 public record BenchSettings(
     int rounds, int calls, int warmup, int concurrency, Duration window, int stormCalls, Duration stormTimeout,
     int memoryCalls, String tool, Path contracts, Path nodeProject, Path node, boolean engineInProcess,
-    Set<String> subjects, Duration callTimeout) {
+    Set<String> subjects, Duration callTimeout, int warmupBatches) {
   public static final List<String> ALL = List.of("direct", "passthrough", "bare", "sse", "json", "read", "storm", "memory", "history");
 
   public BenchSettings {
@@ -37,6 +40,9 @@ public record BenchSettings(
     }
     if (calls < rounds) {
       throw new IllegalArgumentException("Invalid calls: " + calls + " (at least one per round, " + rounds + ")");
+    }
+    if (warmupBatches < 0) {
+      throw new IllegalArgumentException("Invalid budget: warmup batches " + warmupBatches + " (must be 0 or more)");
     }
     if (warmup < 0 || concurrency < 1 || stormCalls < 1 || memoryCalls < 10) {
       throw new IllegalArgumentException("Invalid budget: warmup " + warmup + ", concurrency " + concurrency
@@ -58,7 +64,9 @@ public record BenchSettings(
 
   /** The figures of issue 12: 3 rounds, 200 C=1 calls, 5 s batches at C=16, a 1,000-call storm, 10,000 calls for memory. */
   public static Builder standard() {
-    return new Builder(3, 200, 30, 16, Duration.ofSeconds(5), 1000, Duration.ofSeconds(60), 10_000);
+    Builder b = new Builder(3, 200, 30, 16, Duration.ofSeconds(5), 1000, Duration.ofSeconds(60), 10_000);
+    b.warmupBatches = 3;
+    return b;
   }
 
   /** A run of seconds that exercises every subject once: for tests and a first look. */
@@ -83,6 +91,7 @@ public record BenchSettings(
     public boolean engineInProcess;
     public Set<String> subjects = Set.copyOf(ALL);
     public Duration callTimeout = Duration.ofSeconds(60);
+    public int warmupBatches;
 
     private Builder(int rounds, int calls, int warmup, int concurrency, Duration window, int stormCalls,
         Duration stormTimeout, int memoryCalls) {
@@ -98,7 +107,7 @@ public record BenchSettings(
 
     public BenchSettings build() {
       return new BenchSettings(rounds, calls, warmup, concurrency, window, stormCalls, stormTimeout, memoryCalls, tool,
-          contracts, nodeProject, node, engineInProcess, subjects, callTimeout);
+          contracts, nodeProject, node, engineInProcess, subjects, callTimeout, warmupBatches);
     }
   }
 }

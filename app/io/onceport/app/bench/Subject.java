@@ -28,6 +28,8 @@ final class Subject {
   long batchCpuNanos;
   /** The part of {@link #batchCpuNanos} the engine and target child JVM spent. */
   long batchEngineCpuNanos;
+  /** JIT compilation time of the bench JVM during the batches (part of {@link #batchCpuNanos}). */
+  long batchJitMillis;
   /** gRPC calls to the engine during the batches (and their drain), by method. */
   final java.util.Map<String, Long> batchRpcs = new java.util.TreeMap<>();
   long errors;

@@ -45,6 +45,11 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(names = "--warmup", description = "Unmeasured calls of each subject first (standard 30, tiny 1).")
   Integer warmup;
 
+  @Option(names = "--warmup-batches", paramLabel = "N",
+      description = "Unmeasured throughput batches of each subject after the warm-up calls, so the rounds measure "
+          + "JIT-compiled code (standard 3, tiny 0).")
+  Integer warmupBatches;
+
   @Option(names = "--rounds", description = "Rounds (standard 3, tiny 1).")
   Integer rounds;
 
@@ -140,6 +145,9 @@ public final class BenchCommand implements Callable<Integer> {
     };
     if (calls != null) {
       b.calls = calls;
+    }
+    if (warmupBatches != null) {
+      b.warmupBatches = warmupBatches;
     }
     if (warmup != null) {
       b.warmup = warmup;
