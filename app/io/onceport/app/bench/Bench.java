@@ -335,6 +335,10 @@ public final class Bench {
         put(f, "p50_ratio", s.percentileMillis(0.5) / b.percentileMillis(0.5));
         put(f, "throughput_ratio", s.throughput() / b.throughput());
         put(f, "cpu_ratio", s.cpuPerCallMillis() / b.cpuPerCallMillis());
+        if (s.batchCalls > 0 && b.batchCalls > 0 && b.batchJitMillis > 0) {
+          put(f, "cpu_ratio_without_jit", (s.cpuPerCallMillis() - s.batchJitMillis / (double) s.batchCalls)
+              / (b.cpuPerCallMillis() - b.batchJitMillis / (double) b.batchCalls));
+        }
       }
     }
     return f;
