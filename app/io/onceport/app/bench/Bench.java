@@ -56,7 +56,9 @@ public final class Bench {
       ObjectNode budget = out.putObject("budget");
       budget.put("rounds", settings.rounds()).put("calls", settings.calls()).put("warmup", settings.warmup())
           .put("concurrency", settings.concurrency()).put("window_ms", settings.window().toMillis())
-          .put("storm", settings.stormCalls()).put("memory", settings.memoryCalls());
+          .put("storm", settings.stormCalls()).put("memory", settings.memoryCalls())
+          .put("warmup_batches", settings.warmupBatches()).put("workflow_cache_size", settings.tuning().workflowCacheSize())
+          .put("workflow_threads", settings.tuning().maxWorkflowThreads());
 
       List<Subject> subjects = subjects(rig);
       ArrayNode rounds = out.putArray("rounds");

@@ -117,7 +117,8 @@ final class BenchRig implements AutoCloseable {
           Payloads.dataConverter(true, data), Duration.ofSeconds(30), metrics.metricsScope(), List.of(rpcs));
       running.add(connection);
       connection.registerSearchAttributes();
-      WorkerRuntime worker = WorkerRuntime.start(connection, "bench", data, null, "auto", Duration.ofMinutes(1), "bench");
+      WorkerRuntime worker = WorkerRuntime.start(connection, "bench", data, null, "auto", Duration.ofMinutes(1), "bench",
+          settings.tuning());
       running.add(worker);
       FrontendRuntime frontend = FrontendRuntime.start(connection, "bench", data, tools,
           FrontendSettings.loopback(Duration.ofSeconds(30), "auto"), metrics, worker.readAccess());

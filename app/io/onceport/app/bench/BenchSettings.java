@@ -11,6 +11,8 @@ import java.util.Set;
  *
  * @param calls C=1 calls of each subject, spread over the rounds
  * @param warmup unmeasured calls of each subject before the first round
+ * @param tuning the gateway worker's workflow cache and thread bounds ({@code --workflow-cache-size},
+ *     {@code --workflow-threads}; {@code serve}'s defaults unless given)
  * @param warmupBatches unmeasured throughput batches of each subject after those calls, so that the
  *     rounds measure JIT-compiled code: the JIT's own CPU in the first minute of a JVM is as large as
  *     the calls' (measured: a third of the bench JVM's CPU in rounds 2 to 5 of a run without them)
@@ -24,7 +26,7 @@ import java.util.Set;
 public record BenchSettings(
     int rounds, int calls, int warmup, int concurrency, Duration window, int stormCalls, Duration stormTimeout,
     int memoryCalls, String tool, Path contracts, Path nodeProject, Path node, boolean engineInProcess,
-    Set<String> subjects, Duration callTimeout, int warmupBatches) {
+    Set<String> subjects, Duration callTimeout, int warmupBatches, io.onceport.app.engine.WorkerTuning tuning) {
   public static final List<String> ALL = List.of("direct", "passthrough", "bare", "sse", "json", "read", "storm", "memory", "history");
 
   public BenchSettings {
@@ -92,6 +94,7 @@ public record BenchSettings(
     public Set<String> subjects = Set.copyOf(ALL);
     public Duration callTimeout = Duration.ofSeconds(60);
     public int warmupBatches;
+    public io.onceport.app.engine.WorkerTuning tuning = io.onceport.app.engine.WorkerTuning.DEFAULT;
 
     private Builder(int rounds, int calls, int warmup, int concurrency, Duration window, int stormCalls,
         Duration stormTimeout, int memoryCalls) {
@@ -107,7 +110,7 @@ public record BenchSettings(
 
     public BenchSettings build() {
       return new BenchSettings(rounds, calls, warmup, concurrency, window, stormCalls, stormTimeout, memoryCalls, tool,
-          contracts, nodeProject, node, engineInProcess, subjects, callTimeout, warmupBatches);
+          contracts, nodeProject, node, engineInProcess, subjects, callTimeout, warmupBatches, tuning);
     }
   }
 }

@@ -149,6 +149,7 @@ public final class BenchCommand implements Callable<Integer> {
     if (warmupBatches != null) {
       b.warmupBatches = warmupBatches;
     }
+    b.tuning = soak.tuning.tuning();
     if (warmup != null) {
       b.warmup = warmup;
     }

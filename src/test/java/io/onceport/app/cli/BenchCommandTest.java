@@ -34,7 +34,7 @@ class BenchCommandTest {
     cl.setOut(new PrintWriter(out, true));
     cl.setErr(new PrintWriter(err, true));
 
-    int code = cl.execute("bench", "--budget", "tiny", "--json");
+    int code = cl.execute("bench", "--budget", "tiny", "--json", "--workflow-cache-size", "256", "--workflow-threads", "512");
 
     assertEquals(0, code, "bench failed; stderr:\n" + err + "\nstdout:\n" + out);
     JsonNode r = new ObjectMapper().readTree(out.toString());
@@ -71,6 +71,9 @@ class BenchCommandTest {
     if (!r.path("subjects").get(1).has("skipped")) {
       assertTrue(read.path("throughput_ratio").asDouble() > 0, "a read is compared with the pass-through: " + read);
     }
+
+    assertEquals(256, r.path("budget").path("workflow_cache_size").asInt(), "the gateway's worker takes --workflow-cache-size: " + r.path("budget"));
+    assertEquals(512, r.path("budget").path("workflow_threads").asInt(), r.path("budget").toString());
 
     JsonNode storm = r.path("storm");
     assertEquals(20, storm.path("calls").asInt());
