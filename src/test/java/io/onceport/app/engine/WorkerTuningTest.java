@@ -47,7 +47,7 @@ class WorkerTuningTest {
         assertThrows(IllegalArgumentException.class, () -> new WorkerTuning(0, 0)).getMessage());
     assertEquals("Invalid workflow thread count: 4 (must be at least the workflow cache size, 8: every cached execution parks a thread)",
         assertThrows(IllegalArgumentException.class, () -> new WorkerTuning(8, 4)).getMessage());
-    assertEquals(new WorkerTuning(128, 400), WorkerTuning.DEFAULT);
+    assertEquals(new WorkerTuning(256, 600), WorkerTuning.DEFAULT);
   }
 
   @Test

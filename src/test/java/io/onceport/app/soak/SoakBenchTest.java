@@ -50,7 +50,7 @@ class SoakBenchTest {
     assertEquals("embedded", settings.get("engine").asText());
     assertEquals("--engine embedded", settings.get("engine_choice").asText());
     assertEquals(3, settings.get("waiting").asInt());
-    assertEquals(128, settings.get("workflow_cache_size").asInt());
+    assertEquals(256, settings.get("workflow_cache_size").asInt());
 
     List<String> phases = new ArrayList<>();
     report.get("samples").forEach(s -> phases.add(s.get("phase").asText()));
