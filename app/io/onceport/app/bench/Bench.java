@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -16,6 +17,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -227,13 +229,13 @@ public final class Bench {
   }
 
   /** No gRPC call but long polls for this long: the previous calls' work has ended (longer than the 1 s delivery grace). */
-  static final java.time.Duration QUIET = java.time.Duration.ofMillis(1500);
-  static final java.time.Duration QUIET_LIMIT = java.time.Duration.ofSeconds(15);
+  static final Duration QUIET = Duration.ofMillis(1500);
+  static final Duration QUIET_LIMIT = Duration.ofSeconds(15);
 
   /** One throughput batch: {@code concurrency} callers for {@code window}; calls/s, CPU recorded. */
   private double batch(Subject s, BenchRig rig) throws InterruptedException {
     rig.awaitQuiet(QUIET, QUIET_LIMIT);
-    java.util.Map<String, Long> rpcs0 = rig.rpcs.snapshot();
+    Map<String, Long> rpcs0 = rig.rpcs.snapshot();
     long cpu0 = rig.cpuNanos();
     long engineCpu0 = rig.engineCpuNanos();
     long jit0 = jitMillis();
@@ -250,7 +252,7 @@ public final class Bench {
 
   /** The bench JVM's JIT compilation time so far (ms), or 0 where the JVM does not tell. */
   private static long jitMillis() {
-    java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+    CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
     return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
   }
 
@@ -323,7 +325,7 @@ public final class Bench {
     }
     if (s.batchCalls > 0 && !s.batchRpcs.isEmpty()) {
       ObjectNode r = f.putObject("engine_rpcs_per_call");
-      RpcCounter.perCall(java.util.Map.of(), s.batchRpcs, s.batchCalls).forEach(r::put);
+      RpcCounter.perCall(Map.of(), s.batchRpcs, s.batchCalls).forEach(r::put);
     }
     f.put("errors", s.errors);
     if (s.firstError != null) {

@@ -1,5 +1,6 @@
 package io.onceport.app.bench;
 
+import io.onceport.app.engine.WorkerTuning;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -18,7 +19,7 @@ import java.util.Set;
  *     the calls' (measured: a third of the bench JVM's CPU in rounds 2 to 5 of a run without them)
  * @param window how long each C={@code concurrency} throughput batch runs, per subject and round
  * @param memoryCalls sequential distinct calls of the memory subject; memory is read after a tenth
- *     of them and after all of them
+ *     of them, after half and after all of them
  * @param node the Node binary or its directory, or null to look on PATH and in bin/install-node22's
  * @param engineInProcess run the embedded engine in this JVM instead of a child JVM
  * @param subjects which of {@link #ALL} to run
@@ -26,7 +27,7 @@ import java.util.Set;
 public record BenchSettings(
     int rounds, int calls, int warmup, int concurrency, Duration window, int stormCalls, Duration stormTimeout,
     int memoryCalls, String tool, Path contracts, Path nodeProject, Path node, boolean engineInProcess,
-    Set<String> subjects, Duration callTimeout, int warmupBatches, io.onceport.app.engine.WorkerTuning tuning) {
+    Set<String> subjects, Duration callTimeout, int warmupBatches, WorkerTuning tuning) {
   public static final List<String> ALL = List.of("direct", "passthrough", "bare", "sse", "json", "read", "storm", "memory", "history");
 
   public BenchSettings {
@@ -94,7 +95,7 @@ public record BenchSettings(
     public Set<String> subjects = Set.copyOf(ALL);
     public Duration callTimeout = Duration.ofSeconds(60);
     public int warmupBatches;
-    public io.onceport.app.engine.WorkerTuning tuning = io.onceport.app.engine.WorkerTuning.DEFAULT;
+    public WorkerTuning tuning = WorkerTuning.DEFAULT;
 
     private Builder(int rounds, int calls, int warmup, int concurrency, Duration window, int stormCalls,
         Duration stormTimeout, int memoryCalls) {

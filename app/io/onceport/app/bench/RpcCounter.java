@@ -1,5 +1,6 @@
 package io.onceport.app.bench;
 
+import com.google.protobuf.MessageLite;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
@@ -28,7 +29,7 @@ final class RpcCounter implements ClientInterceptor {
     return new ForwardingClientCall.SimpleForwardingClientCall<>(next.newCall(method, options)) {
       @Override
       public void sendMessage(Q message) {
-        if (message instanceof com.google.protobuf.MessageLite m) {
+        if (message instanceof MessageLite m) {
           int size = m.getSerializedSize();
           sentBytes.add(size);
           bytes.add(size);

@@ -3,6 +3,8 @@ package io.onceport.app.bench;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * One thing the bench measures, and what it measured: C=1 latencies, throughput per round at
@@ -31,7 +33,7 @@ final class Subject {
   /** JIT compilation time of the bench JVM during the batches (part of {@link #batchCpuNanos}). */
   long batchJitMillis;
   /** gRPC calls to the engine during the batches (and their drain), by method. */
-  final java.util.Map<String, Long> batchRpcs = new java.util.TreeMap<>();
+  final Map<String, Long> batchRpcs = new TreeMap<>();
   long errors;
   String firstError;
   private int next;
@@ -44,8 +46,8 @@ final class Subject {
   }
 
   /** A throughput batch's calls, CPU and gRPC calls (counts before and after it, by method). */
-  synchronized void addBatch(long calls, long cpuNanos, long engineCpuNanos, java.util.Map<String, Long> rpcsBefore,
-      java.util.Map<String, Long> rpcsAfter) {
+  synchronized void addBatch(long calls, long cpuNanos, long engineCpuNanos, Map<String, Long> rpcsBefore,
+      Map<String, Long> rpcsAfter) {
     rpcsAfter.forEach((k, v) -> batchRpcs.merge(k, v - rpcsBefore.getOrDefault(k, 0L), Long::sum));
     batchCalls += calls;
     batchCpuNanos += cpuNanos;

@@ -125,7 +125,7 @@ public final class WorkerRuntime implements AutoCloseable {
       // a counter: cannot fail
     }
     lockWatcher.close();
-    dispatch.drainHandOvers(java.time.Duration.ofSeconds(5));
+    dispatch.drainHandOvers(Duration.ofSeconds(5));
     host.close();
     dispatch.close();
     mcpUpstreams.close();

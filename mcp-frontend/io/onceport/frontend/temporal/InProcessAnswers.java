@@ -10,7 +10,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 /**
  * The in-process {@link AnswerDesk} of one task queue: a front end and a worker in one process
@@ -43,7 +46,7 @@ public final class InProcessAnswers implements AnswerDesk {
   /** A worker of this task queue runs in this process and hands its answers over here; close to stop. */
   public AutoCloseable workerStarted() {
     workers.incrementAndGet();
-    java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+    AtomicBoolean closed = new AtomicBoolean();
     return () -> {
       if (closed.compareAndSet(false, true)) {
         workers.decrementAndGet();
@@ -112,7 +115,7 @@ public final class InProcessAnswers implements AnswerDesk {
     private final AtomicInteger state = new AtomicInteger(OPEN);
     private final CompletableFuture<ExecutionRecord> record = new CompletableFuture<>();
     private final CompletableFuture<Void> started = new CompletableFuture<>();
-    private volatile java.util.function.BooleanSupplier decline;
+    private volatile BooleanSupplier decline;
     private final CompletableFuture<DeliveryReport> report = new CompletableFuture<>();
 
     Slot(String callId) {
@@ -159,12 +162,12 @@ public final class InProcessAnswers implements AnswerDesk {
      * The caller declines a hand-over while {@code decline} holds (checked when the send offers):
      * then the answer goes through the engine, as for the other callers.
      */
-    void declineWhen(java.util.function.BooleanSupplier decline) {
+    void declineWhen(BooleanSupplier decline) {
       this.decline = decline;
     }
 
     boolean offer(ExecutionRecord r) {
-      java.util.function.BooleanSupplier d = decline;
+      BooleanSupplier d = decline;
       if (d != null && d.getAsBoolean()) {
         return false;
       }
@@ -208,7 +211,7 @@ public final class InProcessAnswers implements AnswerDesk {
     }
 
     @Override
-    public void whenReported(java.util.function.Consumer<DeliveryReport> then) {
+    public void whenReported(Consumer<DeliveryReport> then) {
       report.thenAccept(then);
     }
 

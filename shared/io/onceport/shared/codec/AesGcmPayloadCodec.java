@@ -2,6 +2,7 @@ package io.onceport.shared.codec;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.UnsafeByteOperations;
 import io.temporal.api.common.v1.Payload;
 import io.temporal.payload.codec.PayloadCodec;
 import io.temporal.payload.codec.PayloadCodecException;
@@ -9,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import javax.crypto.AEADBadTagException;
@@ -96,7 +98,7 @@ public final class AesGcmPayloadCodec implements PayloadCodec {
       System.arraycopy(nonce, 0, data, 0, NONCE_BYTES);
       int sealed = cipher.doFinal(plain, 0, plain.length, data, NONCE_BYTES);
       if (NONCE_BYTES + sealed != data.length) {
-        data = java.util.Arrays.copyOf(data, NONCE_BYTES + sealed);
+        data = Arrays.copyOf(data, NONCE_BYTES + sealed);
       }
     } catch (GeneralSecurityException e) {
       throw new PayloadCodecException("cannot encrypt a payload with key " + keyId + ": " + e.getMessage(), e);
@@ -104,7 +106,7 @@ public final class AesGcmPayloadCodec implements PayloadCodec {
     return Payload.newBuilder()
         .putMetadata(METADATA_ENCODING, ENCODING_BYTES)
         .putMetadata(METADATA_KEY_ID, ByteString.copyFromUtf8(keyId))
-        .setData(com.google.protobuf.UnsafeByteOperations.unsafeWrap(data)) // ours alone: never written after this
+        .setData(UnsafeByteOperations.unsafeWrap(data)) // ours alone: never written after this
         .build();
   }
 
@@ -134,7 +136,7 @@ public final class AesGcmPayloadCodec implements PayloadCodec {
       throw new PayloadRefusedException("encrypted payload too short (" + data.length + " bytes) for key " + keyId);
     }
     try {
-      Cipher cipher = cipher(Cipher.DECRYPT_MODE, key, java.util.Arrays.copyOf(data, NONCE_BYTES), keyId);
+      Cipher cipher = cipher(Cipher.DECRYPT_MODE, key, Arrays.copyOf(data, NONCE_BYTES), keyId);
       byte[] plain = cipher.doFinal(data, NONCE_BYTES, data.length - NONCE_BYTES);
       return Payload.parseFrom(plain);
     } catch (AEADBadTagException e) {

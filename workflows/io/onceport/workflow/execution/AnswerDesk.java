@@ -1,6 +1,7 @@
 package io.onceport.workflow.execution;
 
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * Where a send hands its answer to a caller waiting in the same process, before the answer has
@@ -37,7 +38,7 @@ public interface AnswerDesk {
      * Calls {@code then} with the caller's delivery report when it comes (at once if it came), on
      * the reporting thread; never if it goes the usual way after {@link #abandon()}.
      */
-    void whenReported(java.util.function.Consumer<DeliveryReport> then);
+    void whenReported(Consumer<DeliveryReport> then);
 
     /**
      * Stops waiting. Returns the report if it arrived meanwhile (it is then this hand-over's);
