@@ -16,7 +16,8 @@ import java.net.InetSocketAddress;
  * <p>Limits (see README): state is in memory and lost when the process exits; there are no
  * visibility queries; sticky task queues never time out, so workers on it must disable sticky
  * execution ({@link TemporalConnection} does when told the engine is embedded). Time skipping is
- * locked: workflow timers run on real time.
+ * locked: workflow timers run on real time. Its debug ledger of time locks, which grew and was
+ * searched on every state change, keeps nothing ({@link TimerLockLedger}).
  */
 public final class EmbeddedEngine implements AutoCloseable {
   private final TestServicesStarter services;
@@ -32,6 +33,7 @@ public final class EmbeddedEngine implements AutoCloseable {
   /** Starts the engine on {@code host:port} (port 0 picks a free port). */
   public static EmbeddedEngine start(String host, int port) {
     TestServicesStarter services = new TestServicesStarter(true, 0);
+    TimerLockLedger.discard(services);
     NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress(host, port));
     GRPCServerHelper.registerServicesAndHealthChecks(services.getServices(), builder);
     Server server = builder.build();
