@@ -25,8 +25,8 @@ import java.util.Optional;
  *       closed runs deleted after the namespace retention (24 h), memory bounded by its caches: the
  *       engine for a serve that runs all week.
  *   <li><b>embedded</b>: Temporal's Java test server in this JVM ({@link EmbeddedEngine}). Starts
- *       without installing anything, but keeps every run it ever saw — history, state machine,
- *       locks — in memory until the process exits, and loses it all then: for tests and demos.
+ *       without installing anything, but keeps every run it ever saw — history, state machine —
+ *       in memory until the process exits, and loses it all then: for tests and demos.
  * </ul>
  *
  * <p>{@link Mode#AUTO} (the default) picks temporal-cli whenever the {@code temporal} binary is

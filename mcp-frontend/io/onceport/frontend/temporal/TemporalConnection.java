@@ -15,6 +15,7 @@ import io.temporal.api.workflowservice.v1.RespondWorkflowTaskCompletedRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
 import io.temporal.common.converter.DataConverter;
+import io.temporal.serviceclient.GrpcCompression;
 import io.temporal.serviceclient.OperatorServiceStubs;
 import io.temporal.serviceclient.OperatorServiceStubsOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
@@ -74,7 +75,8 @@ public final class TemporalConnection implements AutoCloseable {
    */
   public static TemporalConnection connect(String target, String namespace, boolean nonSticky, DataConverter converter,
       Duration timeout, com.uber.m3.tally.Scope metricsScope, List<ClientInterceptor> interceptors) {
-    WorkflowServiceStubsOptions.Builder options = WorkflowServiceStubsOptions.newBuilder().setTarget(target);
+    WorkflowServiceStubsOptions.Builder options = WorkflowServiceStubsOptions.newBuilder().setTarget(target)
+        .setGrpcCompression(compressionFor(target));
     if (metricsScope != null) {
       options.setMetricsScope(metricsScope);
     }
@@ -97,6 +99,42 @@ public final class TemporalConnection implements AutoCloseable {
       clientOptions.setDataConverter(converter);
     }
     return new TemporalConnection(target, namespace, stubs, WorkflowClient.newInstance(stubs, clientOptions.build()));
+  }
+
+  /**
+   * No gzip on a loopback connection (the embedded engine, the Temporal CLI's dev server, a cluster
+   * reached through a local proxy), the SDK's default gzip otherwise. On loopback there are no
+   * network bytes to save, and the payloads are AES-GCM ciphertext by default, which gzip cannot
+   * shrink: compressing every request (17 KB a call) only burned CPU on both ends.
+   */
+  static GrpcCompression compressionFor(String target) {
+    return isLoopback(target) ? GrpcCompression.NONE : GrpcCompression.GZIP;
+  }
+
+  /** Whether a {@code host:port} target names this machine by a loopback literal or {@code localhost} (no DNS look-up). */
+  static boolean isLoopback(String target) {
+    String host = target.strip();
+    int scheme = host.indexOf(":///");
+    if (scheme >= 0) {
+      host = host.substring(scheme + 4);
+    }
+    if (host.startsWith("[")) {
+      int close = host.indexOf(']');
+      host = close > 0 ? host.substring(1, close) : host;
+    } else if (host.indexOf(':') == host.lastIndexOf(':') && host.indexOf(':') >= 0) {
+      host = host.substring(0, host.indexOf(':'));
+    }
+    if (host.equalsIgnoreCase("localhost")) {
+      return true;
+    }
+    if (!host.matches("[0-9.]+|[0-9a-fA-F:]+")) {
+      return false; // a name: not resolved here
+    }
+    try {
+      return java.net.InetAddress.getByName(host).isLoopbackAddress();
+    } catch (java.net.UnknownHostException e) {
+      return false;
+    }
   }
 
   public static String shortReason(Throwable e) {
