@@ -3,6 +3,7 @@ package io.onceport.app.engine;
 import io.temporal.internal.testservice.TestServicesStarter;
 import java.lang.reflect.Field;
 import java.util.LinkedList;
+import java.util.concurrent.locks.Lock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,7 +53,17 @@ final class TimerLockLedger {
         log.warn("embedded engine: the test server's lock ledger is a {}, not a LinkedList; left as it is", ledgerField.getType());
         return false;
       }
-      ledgerField.set(timer, new KeepsNothing());
+      // Under the timer's own lock, as every reader of the ledger is: the timer's pump thread is
+      // already running, and the lock orders this write before whatever it and the engine do next.
+      Field lockField = timer.getClass().getDeclaredField("lock");
+      lockField.setAccessible(true);
+      Lock lock = (Lock) lockField.get(timer);
+      lock.lock();
+      try {
+        ledgerField.set(timer, new KeepsNothing());
+      } finally {
+        lock.unlock();
+      }
       return true;
     } catch (ReflectiveOperationException | RuntimeException e) {
       log.warn("embedded engine: cannot replace the test server's lock ledger ({}); it grows with every call", e.toString());
@@ -67,10 +78,6 @@ final class TimerLockLedger {
     @Override
     public boolean add(Object event) {
       return true;
-    }
-
-    @Override
-    public void addLast(Object event) {
     }
 
     @Override

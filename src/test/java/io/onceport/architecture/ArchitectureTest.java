@@ -58,16 +58,21 @@ class ArchitectureTest {
    * Temporal's test server offers no public way to bind a chosen address (its
    * {@code TestServer.createPortBoundServer} listens on every interface and does not report a
    * free port), and the embedded engine must listen on loopback only; so {@link EmbeddedEngine}
-   * alone may use {@code io.temporal.internal.testservice}, and no other internal package.
+   * may use {@code io.temporal.internal.testservice}, and no other internal package. So may the
+   * one class that works around that server's ever-growing lock ledger when the engine starts
+   * ({@code TimerLockLedger}, package-private beside it; {@code TimerLockLedgerTest} fails when an
+   * SDK upgrade changes what it relies on).
    */
   private static final String EMBEDDED_ENGINE = EmbeddedEngine.class.getName();
+  private static final String TIMER_LOCK_LEDGER = EmbeddedEngine.class.getPackageName() + ".TimerLockLedger";
 
   private static final DescribedPredicate<JavaClass> A_DEPENDENCYS_INTERNALS =
       resideInAPackage("..internal..").and(not(resideInAPackage("io.onceport.."))).as("a dependency's internal package");
 
   static final ArchRule NO_DEPENDENCY_INTERNALS = classes().should(onlyHaveDependenciesWhere(
           not(dependencyTarget(A_DEPENDENCYS_INTERNALS))
-              .or(dependencyOrigin(EMBEDDED_ENGINE).and(dependencyTarget(resideInAPackage("io.temporal.internal.testservice"))))))
+              .or(dependencyOrigin(EMBEDDED_ENGINE).or(dependencyOrigin(TIMER_LOCK_LEDGER))
+                  .and(dependencyTarget(resideInAPackage("io.temporal.internal.testservice"))))))
       .because("internal packages are not a dependency's API and change without notice");
 
   static final ArchRule NO_WORKFLOW_IMPL_OUTSIDE_WORKFLOWS = noClasses().that().resideOutsideOfPackage("io.onceport.workflow..")
