@@ -24,8 +24,7 @@ import org.slf4j.LoggerFactory;
  * the list for one that keeps nothing and reports every removal as found. Written by hand because no
  * option of the test server turns the ledger off; done by reflection because the field is private.
  * If a future SDK renames the field, {@link #discard} reports it and changes nothing (the engine runs
- * as before, only slower); {@code TimerLockLedgerTest} fails on the pinned version so the upgrade is
- * noticed.
+ * as before, only slower), and {@code TimerLockLedgerTest} fails, so the upgrade is noticed.
  */
 final class TimerLockLedger {
   private static final Logger log = LoggerFactory.getLogger(TimerLockLedger.class);
