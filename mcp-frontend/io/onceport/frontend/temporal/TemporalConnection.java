@@ -127,8 +127,10 @@ public final class TemporalConnection implements AutoCloseable {
     if (host.equalsIgnoreCase("localhost")) {
       return true;
     }
-    if (!host.matches("[0-9.]+|[0-9a-fA-F:]+")) {
-      return false; // a name: not resolved here
+    boolean ipv4 = host.matches("[0-9]{1,3}(\\.[0-9]{1,3}){3}");
+    boolean ipv6 = host.indexOf(':') >= 0 && host.matches("[0-9a-fA-F:.]+");
+    if (!ipv4 && !ipv6) {
+      return false; // a name (even one spelled in hex digits, like "cafe"): not resolved here
     }
     try {
       return java.net.InetAddress.getByName(host).isLoopbackAddress();

@@ -21,7 +21,8 @@ class TemporalConnectionCompressionTest {
       assertTrue(TemporalConnection.isLoopback(target), target);
     }
     for (String target : new String[] {"10.0.0.5:7233", "192.168.1.2:7233", "temporal.example.com:7233",
-        "[2001:db8::1]:7233", "my-namespace.tmprl.cloud:7233", "localhost.example.com:7233"}) {
+        "[2001:db8::1]:7233", "my-namespace.tmprl.cloud:7233", "localhost.example.com:7233", "cafe:7233", "beef:7233",
+        "127.1:7233"}) {
       assertFalse(TemporalConnection.isLoopback(target), target);
     }
   }
