@@ -20,6 +20,8 @@ import io.temporal.serviceclient.OperatorServiceStubs;
 import io.temporal.serviceclient.OperatorServiceStubsOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -133,8 +135,8 @@ public final class TemporalConnection implements AutoCloseable {
       return false; // a name (even one spelled in hex digits, like "cafe"): not resolved here
     }
     try {
-      return java.net.InetAddress.getByName(host).isLoopbackAddress();
-    } catch (java.net.UnknownHostException e) {
+      return InetAddress.getByName(host).isLoopbackAddress();
+    } catch (UnknownHostException e) {
       return false;
     }
   }
