@@ -4,7 +4,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import javax.management.JMException;
+import javax.management.ObjectName;
 
 /**
  * The bench's memory section: heap after a full GC and RSS after a tenth of {@code memoryCalls}
@@ -101,7 +107,34 @@ final class BenchMemory {
     if (rig.engineProcess != null) {
       p.put("engine_rss_bytes", rig.engineProcess.rssBytes());
     }
+    if (settings.memoryHistograms() != null) {
+      p.put("histogram", histogram(settings.memoryHistograms(), calls).toString());
+    }
     return p;
+  }
+
+  /**
+   * Writes the class histogram of this JVM's live heap (a full GC first, as {@code jcmd
+   * GC.class_histogram} does) to {@code dir/histogram-after-N.txt}, read in process from the
+   * DiagnosticCommand MBean: taken at the memory point itself, not by a tool attaching later.
+   */
+  private static Path histogram(Path dir, int calls) {
+    String text;
+    try {
+      text = (String) ManagementFactory.getPlatformMBeanServer().invoke(
+          new ObjectName("com.sun.management:type=DiagnosticCommand"), "gcClassHistogram",
+          new Object[] {new String[0]}, new String[] {String[].class.getName()});
+    } catch (JMException e) {
+      throw new IllegalStateException("could not read the class histogram: " + e.getMessage(), e);
+    }
+    Path file = dir.resolve("histogram-after-" + calls + ".txt");
+    try {
+      Files.createDirectories(dir);
+      Files.writeString(file, text);
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not write " + file, e);
+    }
+    return file;
   }
 
   /**

@@ -23,11 +23,13 @@ import java.util.Set;
  * @param node the Node binary or its directory, or null to look on PATH and in bin/install-node22's
  * @param engineInProcess run the embedded engine in this JVM instead of a child JVM
  * @param subjects which of {@link #ALL} to run
+ * @param memoryHistograms a directory for the class histogram of the live heap at each memory point
+ *     ({@code histogram-after-N.txt}, as {@code jcmd GC.class_histogram} prints it), or null for none
  */
 public record BenchSettings(
     int rounds, int calls, int warmup, int concurrency, Duration window, int stormCalls, Duration stormTimeout,
     int memoryCalls, String tool, Path contracts, Path nodeProject, Path node, boolean engineInProcess,
-    Set<String> subjects, Duration callTimeout, int warmupBatches, WorkerTuning tuning) {
+    Set<String> subjects, Duration callTimeout, int warmupBatches, WorkerTuning tuning, Path memoryHistograms) {
   public static final List<String> ALL = List.of("direct", "passthrough", "bare", "sse", "json", "read", "storm", "memory", "history");
 
   public BenchSettings {
@@ -96,6 +98,7 @@ public record BenchSettings(
     public Duration callTimeout = Duration.ofSeconds(60);
     public int warmupBatches;
     public WorkerTuning tuning = WorkerTuning.DEFAULT;
+    public Path memoryHistograms;
 
     private Builder(int rounds, int calls, int warmup, int concurrency, Duration window, int stormCalls,
         Duration stormTimeout, int memoryCalls) {
@@ -111,7 +114,7 @@ public record BenchSettings(
 
     public BenchSettings build() {
       return new BenchSettings(rounds, calls, warmup, concurrency, window, stormCalls, stormTimeout, memoryCalls, tool,
-          contracts, nodeProject, node, engineInProcess, subjects, callTimeout, warmupBatches, tuning);
+          contracts, nodeProject, node, engineInProcess, subjects, callTimeout, warmupBatches, tuning, memoryHistograms);
     }
   }
 }

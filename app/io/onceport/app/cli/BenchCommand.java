@@ -9,8 +9,8 @@ import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -67,6 +67,10 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Option(names = "--memory-calls", description = "Sequential distinct calls of the memory probe (standard 10000, tiny 20).")
   Integer memoryCalls;
+
+  @Option(names = "--memory-histograms", paramLabel = "DIR",
+      description = "Write the live heap's class histogram at each memory point to DIR/histogram-after-N.txt (to see what grows).")
+  Path memoryHistograms;
 
   @Option(names = "--subjects", split = ",",
       description = "Only these: direct, passthrough, bare, sse, json, read, storm, memory, history (default: all).")
@@ -172,15 +176,14 @@ public final class BenchCommand implements Callable<Integer> {
       b.memoryCalls = memoryCalls;
     }
     if (subjects != null && !subjects.isEmpty()) {
-      Set<String> chosen = new LinkedHashSet<>();
-      subjects.forEach(s -> chosen.add(s.trim()));
-      b.subjects = chosen;
+      b.subjects = subjects.stream().map(String::trim).collect(Collectors.toCollection(LinkedHashSet::new));
     }
     b.tool = tool;
     b.contracts = contracts;
     b.node = node;
     b.nodeProject = nodeProject;
     b.engineInProcess = engineInProcess;
+    b.memoryHistograms = memoryHistograms;
     try {
       return b.build();
     } catch (IllegalArgumentException e) {

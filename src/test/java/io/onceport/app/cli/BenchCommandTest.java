@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
@@ -26,6 +27,8 @@ import picocli.CommandLine;
 class BenchCommandTest {
   private static final List<String> SUBJECTS = List.of("direct", "passthrough", "bare", "sse", "json", "read");
 
+  @TempDir Path histograms;
+
   @Test
   void tinyBenchMeasuresEverySubjectAndPrintsItsTable() throws Exception {
     StringWriter out = new StringWriter();
@@ -34,7 +37,8 @@ class BenchCommandTest {
     cl.setOut(new PrintWriter(out, true));
     cl.setErr(new PrintWriter(err, true));
 
-    int code = cl.execute("bench", "--budget", "tiny", "--json", "--workflow-cache-size", "256", "--workflow-threads", "512");
+    int code = cl.execute("bench", "--budget", "tiny", "--json", "--workflow-cache-size", "256", "--workflow-threads", "512",
+        "--memory-histograms", histograms.toString());
 
     assertEquals(0, code, "bench failed; stderr:\n" + err + "\nstdout:\n" + out);
     JsonNode r = new ObjectMapper().readTree(out.toString());
@@ -91,6 +95,10 @@ class BenchCommandTest {
     assertTrue(last.path("heap_bytes").asLong() > 0, memory.toString());
     assertTrue(last.path("heap_committed_bytes").asLong() >= last.path("heap_bytes").asLong() && last.path("threads").asInt() > 0,
         "where RSS goes: " + memory);
+    Path histogram = histograms.resolve("histogram-after-20.txt");
+    assertEquals(histogram.toString(), last.path("histogram").asText());
+    assertTrue(Files.readString(histogram).contains("io.onceport.frontend.temporal.ExecutionDirectory"),
+        "the live heap's class histogram at the last memory point names the gateway's classes");
 
     JsonNode history = r.path("history").path("side_effecting");
     assertTrue(history.path("workflow").asBoolean() && history.path("events").asInt() > 0, history.toString());
