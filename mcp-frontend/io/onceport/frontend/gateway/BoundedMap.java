@@ -25,10 +25,17 @@ import java.util.function.Predicate;
  * entry; a value that becomes settled in place is re-classified by writing it again
  * ({@code compute(key, (k, v) -> v)}). The size bound pushes out settled entries before open ones.
  *
+ * <p>Settled entries can also be bounded in number ({@code maxSettled}): then what is kept is the
+ * open entries plus at most that many settled ones, the most recently used — independent of the
+ * call rate, where the settled age alone keeps the call rate × {@code settledAge}. A settled entry
+ * pushed out by that bound is reported by {@link #evictedBySizeSince} to whoever used it after the
+ * given time (see there).
+ *
  * <p>Thread-safe (one lock); every operation is O(1) amortized.
  */
 public final class BoundedMap<K, V> {
   private final int maxSize;
+  private final int maxSettled;
   private final long maxAgeNanos;
   private final long settledAgeNanos;
   private final Predicate<? super V> settled;
@@ -39,6 +46,9 @@ public final class BoundedMap<K, V> {
   private final LinkedHashMap<K, Slot<V>> held = new LinkedHashMap<>(16, 0.75f, true);
   private long sizeEvictions;
   private long lastSizeEvictionNanos;
+  private long settledEvictions;
+  /** The latest last use of a settled entry the settled bound pushed out (valid when {@link #settledEvictions} > 0). */
+  private long lastSettledEvictedTouched;
 
   private static final class Slot<V> {
     V value;
@@ -69,8 +79,20 @@ public final class BoundedMap<K, V> {
 
   /** @param clock monotonic nanoseconds, for tests */
   public BoundedMap(int maxSize, Duration maxAge, Duration settledAge, Predicate<? super V> settled, LongSupplier clock) {
+    this(maxSize, maxSize, maxAge, settledAge, settled, clock);
+  }
+
+  /**
+   * @param maxSettled at most this many settled entries are held (the least recently used go first)
+   * @param clock monotonic nanoseconds, for tests
+   */
+  public BoundedMap(int maxSize, int maxSettled, Duration maxAge, Duration settledAge, Predicate<? super V> settled,
+      LongSupplier clock) {
     if (maxSize < 1) {
       throw new IllegalArgumentException("Invalid maximum size: " + maxSize);
+    }
+    if (maxSettled < 1 || maxSettled > maxSize) {
+      throw new IllegalArgumentException("Invalid maximum of settled entries: " + maxSettled + " (1 to " + maxSize + ")");
     }
     Objects.requireNonNull(maxAge, "maxAge == null");
     if (maxAge.isZero() || maxAge.isNegative()) {
@@ -81,6 +103,7 @@ public final class BoundedMap<K, V> {
       throw new IllegalArgumentException("Invalid settled age: " + settledAge + " (must be positive and at most " + maxAge + ")");
     }
     this.maxSize = maxSize;
+    this.maxSettled = maxSettled;
     this.maxAgeNanos = maxAge.toNanos();
     this.settledAgeNanos = settledAge.toNanos();
     this.settled = Objects.requireNonNull(settled, "settled == null");
@@ -145,15 +168,23 @@ public final class BoundedMap<K, V> {
   }
 
   /**
-   * True when the size bound pushed an entry out at or after {@code sinceNanos} (on this map's
-   * clock): an entry may then be gone before its age was up.
+   * True when an entry may be gone before its age was up that someone who last looked at
+   * {@code sinceNanos} (on this map's clock) could still need: the size bound pushed an entry out at
+   * or after that time, or the settled bound pushed out a settled entry that was used (written or
+   * read) at or after it. A settled entry last used before {@code sinceNanos} was settled already
+   * then, so its loss tells nothing new to such a caller.
    */
   public synchronized boolean evictedBySizeSince(long sinceNanos) {
-    return sizeEvictions > 0 && lastSizeEvictionNanos - sinceNanos >= 0;
+    return sizeEvictions > 0 && lastSizeEvictionNanos - sinceNanos >= 0
+        || settledEvictions > 0 && lastSettledEvictedTouched - sinceNanos >= 0;
   }
 
   public int maxSize() {
     return maxSize;
+  }
+
+  public int maxSettled() {
+    return maxSettled;
   }
 
   public Duration maxAge() {
@@ -186,10 +217,18 @@ public final class BoundedMap<K, V> {
     into.put(key, s);
   }
 
-  /** Both tiers are in access order, each with one age, so expiry trims each from its head; size takes settled entries first. */
+  /** Both tiers are in access order, each with one age, so expiry and the bounds trim each from its head; size takes settled entries first. */
   private void evict(long now) {
     expire(held, now, settledAgeNanos);
     expire(live, now, maxAgeNanos);
+    while (held.size() > maxSettled) {
+      Iterator<Map.Entry<K, Slot<V>>> it = held.entrySet().iterator();
+      long touched = it.next().getValue().touched;
+      it.remove();
+      if (settledEvictions++ == 0 || touched - lastSettledEvictedTouched > 0) {
+        lastSettledEvictedTouched = touched;
+      }
+    }
     while (live.size() + held.size() > maxSize) {
       Iterator<Map.Entry<K, Slot<V>>> it = (held.isEmpty() ? live : held).entrySet().iterator();
       it.next();

@@ -33,11 +33,13 @@ import java.util.concurrent.TimeUnit;
  * <p>Where an execution lives never changes, so locations are cached: at most {@value #MAX_CACHED}
  * of them, each forgotten {@link #CACHE_AGE} after its last use (then found again by a search) — a
  * finished one (remembered from a terminal record, or found by a search) {@link #SETTLED_CACHE_AGE}
- * after its last use: after its answer and delivery report few ask for it again, and holding every
- * execution for an hour made memory grow with the call rate.
+ * after its last use, and of those only the {@value #MAX_SETTLED_CACHED} most recently used: after
+ * its answer and delivery report few ask for it again, and holding every execution for an hour (then
+ * every one of the last minute) made memory grow with the call rate.
  */
 public final class ExecutionDirectory {
   static final int MAX_CACHED = 10_000;
+  static final int MAX_SETTLED_CACHED = 1_000;
   static final java.time.Duration CACHE_AGE = java.time.Duration.ofHours(1);
   static final java.time.Duration SETTLED_CACHE_AGE = java.time.Duration.ofSeconds(60);
   private final TemporalConnection connection;
@@ -65,7 +67,7 @@ public final class ExecutionDirectory {
   /** @param clock monotonic nanoseconds of the cache's ages, for tests */
   ExecutionDirectory(TemporalConnection connection, java.util.function.LongSupplier clock) {
     this.connection = connection;
-    this.known = new io.onceport.frontend.gateway.BoundedMap<>(MAX_CACHED, CACHE_AGE, SETTLED_CACHE_AGE, Known::settled, clock);
+    this.known = new io.onceport.frontend.gateway.BoundedMap<>(MAX_CACHED, MAX_SETTLED_CACHED, CACHE_AGE, SETTLED_CACHE_AGE, Known::settled, clock);
   }
 
   /** Remembers where an execution lives (every call through this front end does). */

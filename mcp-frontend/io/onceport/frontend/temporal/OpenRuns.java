@@ -17,16 +17,20 @@ import java.util.Optional;
  *
  * <p>Bounded: {@value #MAX_RUNS} intents, each forgotten {@link #MAX_AGE} after it was last used —
  * and a settled one (its delivery reported or its closing seen, so it takes no more calls that
- * arrive from now on) {@link #SETTLED_AGE} after its last use: it matters only to calls that
- * arrived before that and are processed after it (milliseconds normally, seconds in a storm), and
- * keeping every finished intent for ten minutes made memory grow with the call rate. Forgetting an
- * open run is safe: the call then takes update-with-start, which attaches while the run is open.
- * Forgetting a settled run is safe because the gateway asks {@link #mayHaveForgotten} first: a call
- * that arrived longer than {@link #SETTLED_AGE} ago (or before the size bound pushed an entry out)
+ * arrive from now on) {@link #SETTLED_AGE} after its last use, and of those only the {@value
+ * #MAX_SETTLED} most recently used: a settled run matters only to calls that arrived before it
+ * settled and are processed after that (milliseconds normally, seconds in a storm), and keeping
+ * every finished intent for ten minutes (then every one of the last 30 s) made memory grow with the
+ * call rate. Forgetting an open run is safe: the call then takes update-with-start, which attaches
+ * while the run is open. Forgetting a settled run is safe because the gateway asks {@link
+ * #mayHaveForgotten} first: a call that arrived longer than {@link #SETTLED_AGE} ago, before the size
+ * bound pushed an entry out, or before the last use of a settled run the settled bound pushed out,
  * finds out from the engine whether a run of its intent was open when it arrived before it starts one.
  */
 final class OpenRuns {
   static final int MAX_RUNS = 10_000;
+  /** At most this many settled runs are held (the most recently used). */
+  static final int MAX_SETTLED = 1_000;
   static final Duration MAX_AGE = Duration.ofMinutes(10);
   /** How long a settled run (delivered or closed) is kept after its last use. */
   static final Duration SETTLED_AGE = Duration.ofSeconds(30);
@@ -86,7 +90,7 @@ final class OpenRuns {
 
   /** @param clock monotonic nanoseconds, the clock of the arrival times given to this class (for tests) */
   OpenRuns(java.util.function.LongSupplier clock) {
-    this(new BoundedMap<>(MAX_RUNS, MAX_AGE, SETTLED_AGE, Run::settled, clock), clock);
+    this(new BoundedMap<>(MAX_RUNS, MAX_SETTLED, MAX_AGE, SETTLED_AGE, Run::settled, clock), clock);
   }
 
   OpenRuns(BoundedMap<String, Run> runs, java.util.function.LongSupplier clock) {
@@ -96,8 +100,8 @@ final class OpenRuns {
 
   /**
    * True when an entry that a call arriving at {@code arrivalNanos} needs may have been forgotten
-   * since: the call waited longer than a settled run is held, or the size bound pushed an entry out
-   * after it arrived. {@link #boundRun} finding nothing then does not prove that no run of the intent
+   * since: the call waited longer than a settled run is held, the size bound pushed an entry out
+   * after it arrived, or the settled bound pushed out a run that settled after it arrived. {@link #boundRun} finding nothing then does not prove that no run of the intent
    * was open when the call arrived; the gateway asks the engine before starting a new run.
    */
   boolean mayHaveForgotten(long arrivalNanos) {

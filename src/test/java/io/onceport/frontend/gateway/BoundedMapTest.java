@@ -103,6 +103,44 @@ class BoundedMapTest {
   }
 
   @Test
+  void theSettledBoundKeepsTheMostRecentlyUsedSettledEntriesAndEveryOpenOne() {
+    BoundedMap<String, Integer> capped = new BoundedMap<>(100, 2, Duration.ofMinutes(10), Duration.ofSeconds(30), v -> v < 0, now::get);
+    for (int i = 1; i <= 5; i++) {
+      capped.put("open-" + i, i);
+      capped.put("done-" + i, -i);
+      now.addAndGet(10);
+    }
+    assertEquals(7, capped.size(), "5 open + 2 settled");
+    assertEquals(2, capped.settledSize());
+    for (int i = 1; i <= 5; i++) {
+      assertEquals(i, capped.get("open-" + i), "an open entry is never pushed out by the settled bound");
+    }
+    assertNull(capped.get("done-3"));
+    assertEquals(-4, capped.get("done-4"));
+    assertEquals(-5, capped.get("done-5"));
+  }
+
+  @Test
+  void aSettledEntryPushedOutCountsOnlyForThoseWhoLookedBeforeItsLastUse() {
+    BoundedMap<String, Integer> capped = new BoundedMap<>(100, 1, Duration.ofMinutes(10), Duration.ofSeconds(30), v -> v < 0, now::get);
+    capped.put("a", 1);
+    now.set(100);
+    capped.compute("a", (k, v) -> -v); // settled at 100
+    now.set(200);
+    capped.put("b", -2); // pushes out a, last used at 100
+    assertNull(capped.get("a"));
+    assertTrue(capped.evictedBySizeSince(50), "a caller from 50 saw a open: it may need what was forgotten");
+    assertTrue(capped.evictedBySizeSince(100));
+    assertFalse(capped.evictedBySizeSince(101), "a was settled before 101: nothing a later caller needs is gone");
+  }
+
+  @Test
+  void theSettledBoundMustFitTheSizeBound() {
+    assertThrows(IllegalArgumentException.class, () -> new BoundedMap<String, Integer>(3, 4, Duration.ofMinutes(1), Duration.ofSeconds(1), v -> true, now::get));
+    assertThrows(IllegalArgumentException.class, () -> new BoundedMap<String, Integer>(3, 0, Duration.ofMinutes(1), Duration.ofSeconds(1), v -> true, now::get));
+  }
+
+  @Test
   void aPlainMapNeverCountsAnythingAsSettled() {
     map.put("a", -1);
     assertEquals(0, map.settledSize());

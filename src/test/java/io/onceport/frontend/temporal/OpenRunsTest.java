@@ -113,4 +113,21 @@ class OpenRunsTest {
     assertTrue(small.mayHaveForgotten(arrival));
     assertFalse(small.mayHaveForgotten(now.get() + 1), "a call that arrived after it lost nothing");
   }
+
+  @Test
+  void aCallThatArrivedWhileARunPushedOutByTheSettledBoundWasOpenAsksTheEngine() {
+    OpenRuns capped = new OpenRuns(new BoundedMap<>(100, 1, OpenRuns.MAX_AGE, OpenRuns.SETTLED_AGE, OpenRuns.Run::settled,
+        now::get), now::get);
+    long arrival = now.get();
+    capped.open("wf-1", "run-1", "act_1", arrival);
+    now.addAndGet(1_000);
+    capped.deliveryReported("wf-1", "run-1", now.get());
+    long later = now.addAndGet(1_000);
+    capped.open("wf-2", "run-2", "act_2", later);
+    capped.deliveryReported("wf-2", "run-2", now.addAndGet(1_000)); // the second settled run pushes out the first
+    assertEquals(1, capped.settledSize());
+    assertTrue(capped.boundRun("wf-1", arrival).isEmpty(), "pushed out by the settled bound");
+    assertTrue(capped.mayHaveForgotten(arrival), "it arrived while wf-1's run was open");
+    assertFalse(capped.mayHaveForgotten(later), "it arrived after wf-1's run was delivered: nothing it needs is gone");
+  }
 }
