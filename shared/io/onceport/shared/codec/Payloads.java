@@ -6,12 +6,16 @@ import io.temporal.common.converter.DefaultDataConverter;
 import java.nio.file.Path;
 import java.util.List;
 
-/** The data converters Onceport uses: encrypted by default, plain when encryption is turned off. */
+/**
+ * The data converters Onceport uses: encrypted by default, plain when encryption is turned off.
+ * Their JSON borrows buffers from one process-wide pool ({@link JsonBuffers}).
+ */
 public final class Payloads {
   private Payloads() {}
 
   /** The default converter wrapped in {@link AesGcmPayloadCodec} over {@code keys}. */
   public static DataConverter dataConverter(KeyRing keys) {
+    JsonBuffers.shareStandardConverter();
     return new CodecDataConverter(DefaultDataConverter.newDefaultInstance(), List.of(new AesGcmPayloadCodec(keys)));
   }
 
@@ -21,6 +25,7 @@ public final class Payloads {
    * like {@link #dataConverter(KeyRing)}. Never for a worker, whose inputs must be refused when plain.
    */
   public static DataConverter displayDataConverter(KeyRing keys) {
+    JsonBuffers.shareStandardConverter();
     return new CodecDataConverter(DefaultDataConverter.newDefaultInstance(), List.of(AesGcmPayloadCodec.forDisplay(keys)));
   }
 
@@ -30,6 +35,7 @@ public final class Payloads {
    * end of one deployment must agree, and share the same key files.
    */
   public static DataConverter dataConverter(boolean encrypt, Path dataDir) {
+    JsonBuffers.shareStandardConverter();
     return encrypt ? dataConverter(KeyRing.loadOrCreate(dataDir)) : DefaultDataConverter.newDefaultInstance();
   }
 }

@@ -1,5 +1,6 @@
 package io.onceport.workflow.execution;
 
+import com.fasterxml.jackson.core.util.JsonRecyclerPools;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -52,6 +53,11 @@ public record ExecutionInput(
       .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_INTEGER_FOR_INTS)
       .enable(com.fasterxml.jackson.core.JsonGenerator.Feature.WRITE_BIGDECIMAL_AS_PLAIN)
       .setNodeFactory(com.fasterxml.jackson.databind.node.JsonNodeFactory.withExactBigDecimals(true));
+
+  static {
+    // Runs on workflow threads, as many as the cached runs: one process-wide buffer pool, not a set per thread.
+    JSON.getFactory().setRecyclerPool(JsonRecyclerPools.sharedBoundedPool());
+  }
 
   /** An input without a session policy: the worker's own policy applies. */
   public ExecutionInput(String fingerprint, String canonicalRecord, String tool, String actor, String intentScope,

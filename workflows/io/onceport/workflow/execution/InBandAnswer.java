@@ -1,6 +1,7 @@
 package io.onceport.workflow.execution;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.util.JsonRecyclerPools;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.onceport.workflow.dispatch.AnswerPlan;
@@ -26,7 +27,12 @@ import org.slf4j.helpers.NOPLogger;
 public final class InBandAnswer {
   /** The calls a plan names: the first ones attached (a storm's later callers are answered by the engine). */
   static final int MAX_CALLS = 16;
+  /** Runs on workflow threads, as many as the cached runs: one process-wide buffer pool, not a set per thread. */
   private static final ObjectMapper JSON = JacksonJsonPayloadConverter.newDefaultObjectMapper();
+
+  static {
+    JSON.getFactory().setRecyclerPool(JsonRecyclerPools.sharedBoundedPool());
+  }
 
   private InBandAnswer() {}
 
