@@ -49,27 +49,18 @@ final class BenchHistory {
     }
     String workflowId = rec.get().workflowId();
     String runId = rec.get().runId();
-    // The delivery report arrives after the answer: wait (bounded) until the run closed.
-    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-    boolean closed = false;
-    while (System.nanoTime() < deadline) {
-      WorkflowExecutionStatus status = rig.connection.client().newUntypedWorkflowStub(workflowId, Optional.of(runId), Optional.empty())
-          .describe().getStatus();
-      if (status != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {
-        closed = true;
-        break;
-      }
-      Thread.sleep(50);
-    }
+    boolean closed = awaitClosed(rig, workflowId, runId);
     History history = rig.connection.client().fetchHistory(workflowId, runId).getHistory();
     int tasks = 0;
     Map<String, Integer> kinds = new LinkedHashMap<>();
+    Map<String, Integer> kindBytes = new LinkedHashMap<>();
     for (HistoryEvent e : history.getEventsList()) {
       if (e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED) {
         tasks++;
       }
       String k = e.getEventType().name().replace("EVENT_TYPE_", "").toLowerCase();
       kinds.merge(k, 1, Integer::sum);
+      kindBytes.merge(k, e.getSerializedSize(), Integer::sum);
     }
     o.put("workflow", true);
     o.put("execution_id", executionId);
@@ -79,7 +70,23 @@ final class BenchHistory {
     o.put("workflow_tasks", tasks);
     ObjectNode byKind = o.putObject("by_type");
     kinds.forEach(byKind::put);
+    ObjectNode bytesByKind = o.putObject("bytes_by_type");
+    kindBytes.forEach(bytesByKind::put);
     return o;
+  }
+
+  /** The delivery report arrives after the answer: waits (at most 20 s) until the run closed. */
+  private static boolean awaitClosed(BenchRig rig, String workflowId, String runId) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+    while (System.nanoTime() < deadline) {
+      WorkflowExecutionStatus status = rig.connection.client().newUntypedWorkflowStub(workflowId, Optional.of(runId), Optional.empty())
+          .describe().getStatus();
+      if (status != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {
+        return true;
+      }
+      Thread.sleep(50);
+    }
+    return false;
   }
 
   private String args(String subject, int n, boolean withRegion) {

@@ -102,6 +102,12 @@ class BenchCommandTest {
 
     JsonNode history = r.path("history").path("side_effecting");
     assertTrue(history.path("workflow").asBoolean() && history.path("events").asInt() > 0, history.toString());
+    long eventBytes = 0;
+    for (JsonNode b : history.path("bytes_by_type")) {
+      eventBytes += b.asLong();
+    }
+    assertTrue(eventBytes > 0 && eventBytes <= history.path("bytes").asLong() && history.path("bytes_by_type").has("activity_task_scheduled"),
+        "the history's bytes by event type add up to at most its size: " + history);
 
     String table = BenchReport.text(r);
     for (String row : List.of("direct POST to the target", "non-durable MCP pass-through", "bare Temporal, start + wait",
