@@ -2,6 +2,7 @@ package io.onceport.frontend.temporal;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.onceport.workflow.execution.Delivery;
 import io.onceport.workflow.execution.ExecutionRecord;
 import io.onceport.workflow.execution.ToolExecutionWorkflow;
 import io.onceport.workflow.execution.ExecutionSearchAttributes;
@@ -32,10 +33,14 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Where an execution lives never changes, so locations are cached: at most {@value #MAX_CACHED}
  * of them, each forgotten {@link #CACHE_AGE} after its last use (then found again by a search) — a
- * finished one (remembered from a terminal record, or found by a search) {@link #SETTLED_CACHE_AGE}
- * after its last use, and of those only the {@value #MAX_SETTLED_CACHED} most recently used: after
- * its answer and delivery report few ask for it again, and holding every execution for an hour (then
- * every one of the last minute) made memory grow with the call rate.
+ * settled one {@link #SETTLED_CACHE_AGE} after its last use, and of those only the {@value
+ * #MAX_SETTLED_CACHED} most recently used: after its answer and delivery report few ask for it
+ * again, and holding every execution for an hour (then every one of the last minute) made memory
+ * grow with the call rate. Settled means finished with its delivery known ({@link #delivered}, a
+ * terminal record that says so, or found by a search): a finished execution whose answer is still
+ * within its delivery grace stays with the open ones, because its delivery report must find it
+ * here — a search would scan every run on the embedded engine, and may not see it yet on a
+ * cluster's visibility store.
  */
 public final class ExecutionDirectory {
   static final int MAX_CACHED = 10_000;
@@ -73,7 +78,15 @@ public final class ExecutionDirectory {
   /** Remembers where an execution lives (every call through this front end does). */
   public void remember(ExecutionRecord record) {
     known.put(record.executionId(), new Known(new ExecutionLocation(record.executionId(), record.workflowId(), record.runId()),
-        record.state().isTerminal()));
+        record.state().isTerminal() && record.delivery() != Delivery.PENDING));
+  }
+
+  /**
+   * This front end reported the delivery (or non-delivery) of a finished execution's answer: its
+   * location is settled from now on (no-op when it is not cached).
+   */
+  public void delivered(String executionId) {
+    known.compute(executionId, (k, cached) -> cached == null || cached.settled() ? cached : new Known(cached.location(), true));
   }
 
   /** Cached locations (bounded; for tests and diagnostics). */

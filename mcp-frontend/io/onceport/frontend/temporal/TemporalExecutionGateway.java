@@ -247,6 +247,7 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
       // From now on an identical call that arrives is a new intent (unless the run is still open).
       openRuns.deliveryReported(location.workflowId(), location.runId(), System.nanoTime());
     }
+    directory.delivered(executionId);
     if (answers.report(report)) {
       return java.util.concurrent.CompletableFuture.completedFuture(null); // the send that handed it over took it
     }

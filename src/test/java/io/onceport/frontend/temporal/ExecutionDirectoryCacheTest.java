@@ -13,7 +13,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** Where executions live is cached: a finished one for a minute after its last use, an open one for an hour. */
+/**
+ * Where executions live is cached: a settled one (finished, its delivery known) for a minute after
+ * its last use and only the most recent thousand of those, an open one (or one whose answer awaits
+ * its delivery report) for an hour.
+ */
 @Timeout(30)
 class ExecutionDirectoryCacheTest {
   private final AtomicLong now = new AtomicLong(1_000);
@@ -21,9 +25,13 @@ class ExecutionDirectoryCacheTest {
   private final ExecutionDirectory directory = new ExecutionDirectory(null, now::get);
 
   private static ExecutionRecord record(String id, ExecutionState state) {
+    return record(id, state, state.isTerminal() ? Delivery.DELIVERED : Delivery.PENDING);
+  }
+
+  private static ExecutionRecord record(String id, ExecutionState state, Delivery delivery) {
     return new ExecutionRecord(id, "onceport-fp-" + id, "run-" + id, "hmac-sha256:00", null, "create_release",
         "agent:deployer", "agent:deployer", "mcp:Se55ion", "http", "http://127.0.0.1:8766/v1/releases", "POST",
-        "deploy-api", "status_query", "{}", state, Outcome.PENDING, Delivery.PENDING, "2026-12-01T10:00:00Z",
+        "deploy-api", "status_query", "{}", state, Outcome.PENDING, delivery, "2026-12-01T10:00:00Z",
         null, null, null, null, null, null, null, null, null,
         null, 0, List.of(), List.of(), List.of(), null, null, "", 1);
   }
@@ -51,5 +59,30 @@ class ExecutionDirectoryCacheTest {
     directory.remember(record("act_A", ExecutionState.FAILED));
     now.addAndGet(Duration.ofSeconds(61).toNanos());
     assertEquals(0, directory.cachedLocations());
+  }
+
+  @Test
+  void aFinishedExecutionAwaitingItsDeliveryReportStaysUntilItIsReported() {
+    directory.remember(record("act_ANSWERED", ExecutionState.COMPLETED, Delivery.PENDING));
+    now.addAndGet(Duration.ofMinutes(5).toNanos());
+    assertEquals("run-act_ANSWERED", directory.locate("act_ANSWERED").orElseThrow().runId(),
+        "its delivery report finds it without a search, whatever the grace");
+    directory.delivered("act_ANSWERED");
+    now.addAndGet(Duration.ofSeconds(61).toNanos());
+    assertEquals(0, directory.cachedLocations(), "reported: settled, held a minute after its last use");
+  }
+
+  @Test
+  void onlyTheMostRecentlyUsedSettledLocationsAreKeptAndNoneAwaitingADeliveryReportIsPushedOut() {
+    directory.remember(record("act_WAITING", ExecutionState.COMPLETED, Delivery.PENDING));
+    directory.remember(record("act_OPEN", ExecutionState.DISPATCHED));
+    for (int i = 0; i < ExecutionDirectory.MAX_SETTLED_CACHED + 5; i++) {
+      directory.remember(record("act_" + i, ExecutionState.COMPLETED));
+      now.addAndGet(1_000);
+    }
+    assertEquals(ExecutionDirectory.MAX_SETTLED_CACHED + 2, directory.cachedLocations());
+    assertEquals("run-act_WAITING", directory.locate("act_WAITING").orElseThrow().runId());
+    assertEquals("run-act_OPEN", directory.locate("act_OPEN").orElseThrow().runId());
+    assertEquals("run-act_1004", directory.locate("act_1004").orElseThrow().runId());
   }
 }
