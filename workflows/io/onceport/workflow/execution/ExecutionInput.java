@@ -56,7 +56,7 @@ public record ExecutionInput(
 
   static {
     // Runs on workflow threads, as many as the cached runs: one process-wide buffer pool, not a set per thread.
-    JSON.getFactory().setRecyclerPool(JsonRecyclerPools.sharedBoundedPool());
+    JSON.getFactory().setRecyclerPool(JsonRecyclerPools.sharedConcurrentDequePool());
   }
 
   /** An input without a session policy: the worker's own policy applies. */

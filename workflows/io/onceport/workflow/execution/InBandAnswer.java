@@ -31,7 +31,7 @@ public final class InBandAnswer {
   private static final ObjectMapper JSON = JacksonJsonPayloadConverter.newDefaultObjectMapper();
 
   static {
-    JSON.getFactory().setRecyclerPool(JsonRecyclerPools.sharedBoundedPool());
+    JSON.getFactory().setRecyclerPool(JsonRecyclerPools.sharedConcurrentDequePool());
   }
 
   private InBandAnswer() {}

@@ -28,7 +28,7 @@ class JsonBuffersTest {
   void temporalsStandardJsonConverterBorrowsFromTheProcessPool() throws Exception {
     assertTrue(JsonBuffers.shareStandardConverter());
     assertTrue(JsonBuffers.shareStandardConverter(), "idempotent");
-    assertSame(JsonRecyclerPools.sharedBoundedPool(), standardMapper().getFactory()._getRecyclerPool());
+    assertSame(JsonRecyclerPools.sharedConcurrentDequePool(), standardMapper().getFactory()._getRecyclerPool());
     assertSame(JsonBuffers.pool(), standardMapper().getFactory()._getRecyclerPool());
   }
 
