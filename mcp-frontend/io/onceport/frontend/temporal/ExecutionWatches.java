@@ -24,11 +24,15 @@ import org.slf4j.LoggerFactory;
  * cancellation) without abandoning a request in flight. When the run has closed, the final record is
  * read once and kept. Bounded: {@value #MAX_WATCHES} executions, each forgotten {@link #MAX_AGE}
  * after its last use — and a settled one (its run closed, or its record in a terminal state, which
- * changes afterwards only by its delivery) {@link #SETTLED_AGE} after its last use: it is needed only
- * by the callers that attach or resume around its end, and a final record is kilobytes, so holding
- * every finished execution for ten minutes made memory grow with the call rate. Forgetting is safe:
- * the next waiter polls the run again, and a closed run answers with its final record from history.
- * A caller already waiting keeps its watch.
+ * changes afterwards only by its delivery) {@link #SETTLED_AGE} after its last use, and of those only
+ * the {@value #MAX_SETTLED} most recently used: it is needed only by the callers that attach or
+ * resume around its end, and a final record is kilobytes (about 5 KB with its strings), so holding
+ * every finished execution for ten minutes, then every one of the last 10 s, made memory grow with
+ * the call rate. Forgetting is safe: the next waiter polls the run again, and a closed run answers
+ * with its final record from history. A caller already waiting keeps its watch. One thing only the
+ * watch knows: an answer handed over in band before its run records it (within the delivery grace);
+ * at more than {@value #MAX_SETTLED} answers within one grace, a status read in that window may show
+ * the run's own record, one step older, until the run records the answer.
  */
 final class ExecutionWatches {
   private static final Logger LOG = LoggerFactory.getLogger(ExecutionWatches.class);
@@ -36,6 +40,8 @@ final class ExecutionWatches {
   static final Duration MAX_AGE = Duration.ofMinutes(10);
   /** How long a settled execution's watch is kept after its last use. */
   static final Duration SETTLED_AGE = Duration.ofSeconds(10);
+  /** At most this many settled watches are held (the most recently used). */
+  static final int MAX_SETTLED = 500;
 
   /** The {@code awaitChange} update on one run; throws when the run is closed. */
   interface Poller {
@@ -60,7 +66,7 @@ final class ExecutionWatches {
   /** @param clock monotonic nanoseconds of the bounds, for tests */
   ExecutionWatches(Poller poll, Function<ExecutionLocation, ExecutionRecord> read, Executor executor, Duration pollWait,
       java.util.function.LongSupplier clock) {
-    this.watches = new BoundedMap<>(MAX_WATCHES, MAX_AGE, SETTLED_AGE, Watch::settled, clock);
+    this.watches = new BoundedMap<>(MAX_WATCHES, MAX_SETTLED, MAX_AGE, SETTLED_AGE, Watch::settled, clock);
     this.poll = poll;
     this.read = read;
     this.executor = executor;
