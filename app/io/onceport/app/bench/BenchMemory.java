@@ -107,6 +107,7 @@ final class BenchMemory {
     if (rig.engineProcess != null) {
       p.put("engine_rss_bytes", rig.engineProcess.rssBytes());
     }
+    p.put("registries", rig.frontend.gateway().registrySizes());
     if (settings.memoryHistograms() != null) {
       p.put("histogram", histogram(settings.memoryHistograms(), calls).toString());
     }

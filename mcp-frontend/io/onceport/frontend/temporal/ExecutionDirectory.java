@@ -94,6 +94,11 @@ public final class ExecutionDirectory {
     return known.size();
   }
 
+  /** Cached locations held as settled (for tests and diagnostics). */
+  public int settledLocations() {
+    return known.settledSize();
+  }
+
   /**
    * A run as the engine describes it: the latest run of the workflow id when {@code runId} is null.
    * Empty when there is no such run. Strongly consistent (not a visibility query).

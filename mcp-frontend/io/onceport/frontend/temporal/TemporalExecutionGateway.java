@@ -274,10 +274,11 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
     return out;
   }
 
-  /** Sizes of the bounded registries (for tests and diagnostics). */
+  /** Sizes of the bounded registries, each with how many of its entries are settled (for tests and diagnostics). */
   public String registrySizes() {
-    return "openRuns=" + openRuns.size() + " watches=" + watches.size() + " locations=" + directory.cachedLocations()
-        + " flights=" + flights.inFlight();
+    return "openRuns=" + openRuns.size() + " (settled " + openRuns.settledSize() + ") watches=" + watches.size()
+        + " (settled " + watches.settledSize() + ") locations=" + directory.cachedLocations()
+        + " (settled " + directory.settledLocations() + ") flights=" + flights.inFlight();
   }
 
   /** Sends what is still owed to runs (bounded), then stops the background threads. */
