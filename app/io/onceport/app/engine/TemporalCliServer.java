@@ -13,6 +13,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A real Temporal server as a child process: {@code temporal server start-dev} from the Temporal
@@ -31,6 +33,15 @@ public final class TemporalCliServer implements AutoCloseable {
   public static final String VERSION = "v1.5.1";
   private static final Duration STOP_GRACE = Duration.ofSeconds(10);
   static final String PID_FILE = "temporal-server.pid";
+  private static final Logger LOG = LoggerFactory.getLogger(TemporalCliServer.class);
+  /**
+   * Starts tried when the server crashes while starting: {@code start-dev} 1.5 has been seen to panic
+   * in its internal worker service's start-up (exit status 2; once in a full run of the test suite,
+   * 2026-12-06), where a fresh start comes up.
+   */
+  static final int START_ATTEMPTS = 3;
+  /** The exit status of a Go program that panicked. */
+  static final int GO_PANIC_STATUS = 2;
   /**
    * {@code sh -c WATCHDOG watchdog BINARY ARGS…}: runs the server with stdin from /dev/null, and a
    * subshell reading the wrapper's stdin (the pipe from this JVM) until end-of-file, then stopping
@@ -122,6 +133,25 @@ public final class TemporalCliServer implements AutoCloseable {
       refuseBusyPort(dataDir, ip, webPort, "UI port (--ui-port)");
     }
     List<String> command = command(binary, dataDir, ip, grpcPort, webPort, headless, uiCodecEndpoint);
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return startOnce(binary, dataDir, ip, grpcPort, webPort, headless, command, timeout);
+      } catch (Panicked e) {
+        if (attempt >= START_ATTEMPTS) {
+          throw e;
+        }
+        LOG.warn("{}; starting it again ({} of {})", e.getMessage(), attempt + 1, START_ATTEMPTS);
+        sleep(Duration.ofMillis(500L * attempt));
+        refuseBusyPort(dataDir, ip, grpcPort, "gRPC port (--embedded-port)");
+        if (!headless) {
+          refuseBusyPort(dataDir, ip, webPort, "UI port (--ui-port)");
+        }
+      }
+    }
+  }
+
+  private static TemporalCliServer startOnce(Path binary, Path dataDir, String ip, int grpcPort, int webPort, boolean headless,
+      List<String> command, Duration timeout) {
     Path log = dataDir.resolve("temporal-server.log");
     Process process;
     try {
@@ -213,8 +243,9 @@ public final class TemporalCliServer implements AutoCloseable {
     RuntimeException last = null;
     while (System.nanoTime() < deadline) {
       if (!process.isAlive()) {
-        throw new IllegalStateException("temporal server start-dev exited with status " + process.exitValue()
-            + " before answering on " + target() + ": " + logTail());
+        String message = "temporal server start-dev exited with status " + process.exitValue() + " before answering on "
+            + target() + ": " + logTail();
+        throw process.exitValue() == GO_PANIC_STATUS ? new Panicked(message) : new IllegalStateException(message);
       }
       try (TemporalConnection probe = TemporalConnection.connect(target(), "default", false, null, Duration.ofSeconds(2))) {
         // The frontend answers the health check before the default namespace exists; wait for it.
@@ -233,6 +264,22 @@ public final class TemporalCliServer implements AutoCloseable {
     }
     throw new IllegalStateException("the Temporal server on " + target() + " did not answer within " + timeout.toSeconds()
         + " s: " + (last == null ? "" : TemporalConnection.shortReason(last)) + "; log: " + log);
+  }
+
+  /** The server crashed while starting, as a Go program does on a panic: worth another start. */
+  static final class Panicked extends IllegalStateException {
+    Panicked(String message) {
+      super(message);
+    }
+  }
+
+  private static void sleep(Duration d) {
+    try {
+      Thread.sleep(d.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while starting the Temporal server", e);
+    }
   }
 
   private String logTail() {

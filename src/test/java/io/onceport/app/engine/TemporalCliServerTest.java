@@ -87,6 +87,41 @@ class TemporalCliServerTest {
     }
   }
 
+  /** A stand-in for the CLI that panics (exit 2) on its first {@code panics} starts, then runs the real one. */
+  private Path panickingCli(int panics) throws java.io.IOException {
+    Path count = data.resolve("starts");
+    Path script = data.resolve("temporal-panics");
+    Files.writeString(script, String.join("\n",
+        "#!/bin/sh",
+        "n=$(cat '" + count + "' 2>/dev/null || echo 0); n=$((n + 1)); echo $n > '" + count + "'",
+        "if [ $n -le " + panics + " ]; then echo 'panic: send on closed channel'; echo 'goroutine 1 [running]:'; exit 2; fi",
+        "exec '" + binary + "' \"$@\"", ""));
+    script.toFile().setExecutable(true);
+    return script;
+  }
+
+  @Test
+  void aServerThatPanicsWhileStartingIsStartedAgain() throws Exception {
+    Path cli = panickingCli(1);
+    TemporalCliServer server = TemporalCliServer.start(cli, data, "127.0.0.1", 0, 0, true, null, Duration.ofSeconds(90));
+    try (TemporalConnection connection = TemporalConnection.connect(server.target(), "default", false, null, Duration.ofSeconds(10))) {
+      assertTrue(new ExecutionDirectory(connection).hasVisibility());
+    } finally {
+      server.close();
+    }
+    assertEquals("2", Files.readString(data.resolve("starts")).trim(), "one panic, one start that came up");
+  }
+
+  @Test
+  void aServerThatKeepsPanickingFailsAfterItsAttemptsWithItsOwnMessage() throws Exception {
+    Path cli = panickingCli(Integer.MAX_VALUE / 2);
+    IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+        () -> TemporalCliServer.start(cli, data, "127.0.0.1", 0, 0, true, null, Duration.ofSeconds(30)));
+    assertTrue(e.getMessage().startsWith("temporal server start-dev exited with status 2"), e.getMessage());
+    assertTrue(e.getMessage().contains("panic: send on closed channel"), "the log's tail is in the message: " + e.getMessage());
+    assertEquals(String.valueOf(TemporalCliServer.START_ATTEMPTS), Files.readString(data.resolve("starts")).trim());
+  }
+
   @Test
   void aServerThatCannotStartFailsWithItsOwnMessage() {
     IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
