@@ -183,10 +183,6 @@ public final class BoundedMap<K, V> {
     return maxSize;
   }
 
-  public int maxSettled() {
-    return maxSettled;
-  }
-
   public Duration maxAge() {
     return Duration.ofNanos(maxAgeNanos);
   }

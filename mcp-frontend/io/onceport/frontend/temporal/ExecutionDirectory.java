@@ -2,6 +2,7 @@ package io.onceport.frontend.temporal;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.onceport.frontend.gateway.BoundedMap;
 import io.onceport.workflow.execution.Delivery;
 import io.onceport.workflow.execution.ExecutionRecord;
 import io.onceport.workflow.execution.ToolExecutionWorkflow;
@@ -48,7 +49,7 @@ public final class ExecutionDirectory {
   static final java.time.Duration CACHE_AGE = java.time.Duration.ofHours(1);
   static final java.time.Duration SETTLED_CACHE_AGE = java.time.Duration.ofSeconds(60);
   private final TemporalConnection connection;
-  private final io.onceport.frontend.gateway.BoundedMap<String, Known> known;
+  private final BoundedMap<String, Known> known;
 
   /** A cached location; settled when it was learned from a terminal record or by a search. */
   private record Known(ExecutionLocation location, boolean settled) {}
@@ -72,7 +73,7 @@ public final class ExecutionDirectory {
   /** @param clock monotonic nanoseconds of the cache's ages, for tests */
   ExecutionDirectory(TemporalConnection connection, java.util.function.LongSupplier clock) {
     this.connection = connection;
-    this.known = new io.onceport.frontend.gateway.BoundedMap<>(MAX_CACHED, MAX_SETTLED_CACHED, CACHE_AGE, SETTLED_CACHE_AGE, Known::settled, clock);
+    this.known = new BoundedMap<>(MAX_CACHED, MAX_SETTLED_CACHED, CACHE_AGE, SETTLED_CACHE_AGE, Known::settled, clock);
   }
 
   /** Remembers where an execution lives (every call through this front end does). */

@@ -101,8 +101,9 @@ final class OpenRuns {
   /**
    * True when an entry that a call arriving at {@code arrivalNanos} needs may have been forgotten
    * since: the call waited longer than a settled run is held, the size bound pushed an entry out
-   * after it arrived, or the settled bound pushed out a run that settled after it arrived. {@link #boundRun} finding nothing then does not prove that no run of the intent
-   * was open when the call arrived; the gateway asks the engine before starting a new run.
+   * after it arrived, or the settled bound pushed out a run that settled after it arrived. {@link
+   * #boundRun} finding nothing then does not prove that no run of the intent was open when the call
+   * arrived; the gateway asks the engine before starting a new run.
    */
   boolean mayHaveForgotten(long arrivalNanos) {
     return clock.getAsLong() - arrivalNanos > SETTLED_AGE.toNanos()
