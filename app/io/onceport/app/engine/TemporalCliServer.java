@@ -128,10 +128,6 @@ public final class TemporalCliServer implements AutoCloseable {
     Objects.requireNonNull(timeout, "timeout == null");
     int grpcPort = port == 0 ? freePort(ip) : port;
     int webPort = headless ? 0 : uiPort == 0 ? freePort(ip) : uiPort;
-    refuseBusyPort(dataDir, ip, grpcPort, "gRPC port (--embedded-port)");
-    if (!headless) {
-      refuseBusyPort(dataDir, ip, webPort, "UI port (--ui-port)");
-    }
     List<String> command = command(binary, dataDir, ip, grpcPort, webPort, headless, uiCodecEndpoint);
     for (int attempt = 1; ; attempt++) {
       try {
@@ -142,16 +138,16 @@ public final class TemporalCliServer implements AutoCloseable {
         }
         LOG.warn("{}; starting it again ({} of {})", e.getMessage(), attempt + 1, START_ATTEMPTS);
         sleep(Duration.ofMillis(500L * attempt));
-        refuseBusyPort(dataDir, ip, grpcPort, "gRPC port (--embedded-port)");
-        if (!headless) {
-          refuseBusyPort(dataDir, ip, webPort, "UI port (--ui-port)");
-        }
       }
     }
   }
 
   private static TemporalCliServer startOnce(Path binary, Path dataDir, String ip, int grpcPort, int webPort, boolean headless,
       List<String> command, Duration timeout) {
+    refuseBusyPort(dataDir, ip, grpcPort, "gRPC port (--embedded-port)");
+    if (!headless) {
+      refuseBusyPort(dataDir, ip, webPort, "UI port (--ui-port)");
+    }
     Path log = dataDir.resolve("temporal-server.log");
     Process process;
     try {

@@ -20,12 +20,11 @@ import org.slf4j.LoggerFactory;
  * in the last minute (the SDK keeps an idle one for a minute), and every run of a call stays cached
  * while its answer waits out the delivery grace; each of those threads writes search attributes and
  * payloads as JSON. So the buffers grew with the call rate: 78 of them after 1,000 bench calls, 179
- * after 10,000 — 3.3 MB of a 49 MB live heap. Here every mapper this class is given, and the one
- * behind Temporal's standard payload converter (which also writes search attributes and marker
- * data), borrows from one process-wide pool and gives back when done: as many buffer sets as JSON
- * documents are being read or written at one moment, whatever the number of threads. The mappers
- * the workflow code uses on those threads ({@code InBandAnswer}, {@code ExecutionInput}) name the
- * same pool themselves.
+ * after 10,000 — 3.3 MB of a 49 MB live heap. Here the mapper behind Temporal's standard payload
+ * converter (which also writes search attributes and marker data) borrows from one process-wide
+ * pool and gives back when done: as many buffer sets as JSON documents are being read or written at
+ * one moment, whatever the number of threads. The mappers the workflow code uses on those threads
+ * ({@code InBandAnswer}, {@code ExecutionInput}) name the same pool themselves.
  *
  * <p>Temporal's standard converter has no public way to reach its mapper, so {@link
  * #shareStandardConverter} reads it by reflection (the SDK 1.38 field {@code mapper}); when an SDK
@@ -50,12 +49,6 @@ public final class JsonBuffers {
     return POOL;
   }
 
-  /** Makes {@code mapper} borrow its buffers from the process's pool; returns it. Call before first use. */
-  public static <M extends ObjectMapper> M shared(M mapper) {
-    mapper.getFactory().setRecyclerPool(POOL);
-    return mapper;
-  }
-
   /**
    * Makes Temporal's standard JSON payload converter (every {@link DefaultDataConverter} built from
    * {@link DefaultDataConverter#STANDARD_PAYLOAD_CONVERTERS}, and search attributes) borrow from the
@@ -71,7 +64,7 @@ public final class JsonBuffers {
         if (mapper == null) {
           return false;
         }
-        shared(mapper);
+        mapper.getFactory().setRecyclerPool(POOL);
         standardShared = true;
         return true;
       }
