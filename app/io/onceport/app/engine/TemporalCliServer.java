@@ -37,11 +37,14 @@ public final class TemporalCliServer implements AutoCloseable {
   /**
    * Starts tried when the server crashes while starting: {@code start-dev} 1.5 has been seen to panic
    * in its internal worker service's start-up (exit status 2; once in a full run of the test suite,
-   * 2026-12-06), where a fresh start comes up.
+   * 2026-12-06), where a fresh start comes up; and when it finds a port taken that this process
+   * picked ({@link PortTaken}), on newly picked ports.
    */
   static final int START_ATTEMPTS = 3;
   /** The exit status of a Go program that panicked. */
   static final int GO_PANIC_STATUS = 2;
+  /** What Go's net package says when a port is taken (the server exits with status 1). */
+  static final String ADDRESS_IN_USE = "bind: address already in use";
   /**
    * {@code sh -c WATCHDOG watchdog BINARY ARGS…}: runs the server with stdin from /dev/null, and a
    * subshell reading the wrapper's stdin (the pipe from this JVM) until end-of-file, then stopping
@@ -126,14 +129,15 @@ public final class TemporalCliServer implements AutoCloseable {
     Objects.requireNonNull(dataDir, "dataDir == null");
     Objects.requireNonNull(ip, "ip == null");
     Objects.requireNonNull(timeout, "timeout == null");
-    int grpcPort = port == 0 ? freePort(ip) : port;
-    int webPort = headless ? 0 : uiPort == 0 ? freePort(ip) : uiPort;
-    List<String> command = command(binary, dataDir, ip, grpcPort, webPort, headless, uiCodecEndpoint);
+    boolean picksPorts = port == 0 || (!headless && uiPort == 0);
     for (int attempt = 1; ; attempt++) {
+      int grpcPort = port == 0 ? freePort(ip) : port;
+      int webPort = headless ? 0 : uiPort == 0 ? freePort(ip) : uiPort;
+      List<String> command = command(binary, dataDir, ip, grpcPort, webPort, headless, uiCodecEndpoint);
       try {
         return startOnce(binary, dataDir, ip, grpcPort, webPort, headless, command, timeout);
-      } catch (Panicked e) {
-        if (attempt >= START_ATTEMPTS) {
+      } catch (Panicked | PortTaken e) {
+        if (attempt >= START_ATTEMPTS || (e instanceof PortTaken && !picksPorts)) {
           throw e;
         }
         LOG.warn("{}; starting it again ({} of {})", e.getMessage(), attempt + 1, START_ATTEMPTS);
@@ -150,9 +154,11 @@ public final class TemporalCliServer implements AutoCloseable {
     }
     Path log = dataDir.resolve("temporal-server.log");
     Process process;
+    long logStart;
     try {
       io.onceport.shared.files.PrivateFiles.createDirectories(dataDir); // temporal.db's directory: 0700
       io.onceport.shared.files.PrivateFiles.touch(log);
+      logStart = Files.size(log);
       // stdin stays a pipe from this JVM: the watchdog's lifeline (see WATCHDOG); ownerOnly execs it.
       process = new ProcessBuilder(ownerOnly(command))
           .redirectErrorStream(true)
@@ -163,7 +169,7 @@ public final class TemporalCliServer implements AutoCloseable {
     }
     TemporalCliServer server = new TemporalCliServer(process, ip, grpcPort, webPort, headless, log, dataDir.resolve(PID_FILE));
     try {
-      server.awaitReady(timeout);
+      server.awaitReady(timeout, logStart);
       server.writePidFile();
     } catch (RuntimeException e) {
       server.close();
@@ -234,14 +240,18 @@ public final class TemporalCliServer implements AutoCloseable {
     }
   }
 
-  private void awaitReady(Duration timeout) {
+  private void awaitReady(Duration timeout, long logStart) {
     long deadline = System.nanoTime() + timeout.toNanos();
     RuntimeException last = null;
     while (System.nanoTime() < deadline) {
       if (!process.isAlive()) {
+        String tail = logTail(logStart);
         String message = "temporal server start-dev exited with status " + process.exitValue() + " before answering on "
-            + target() + ": " + logTail();
-        throw process.exitValue() == GO_PANIC_STATUS ? new Panicked(message) : new IllegalStateException(message);
+            + target() + ": " + tail;
+        if (process.exitValue() == GO_PANIC_STATUS) {
+          throw new Panicked(message);
+        }
+        throw tail.contains(ADDRESS_IN_USE) ? new PortTaken(message) : new IllegalStateException(message);
       }
       try (TemporalConnection probe = TemporalConnection.connect(target(), "default", false, null, Duration.ofSeconds(2))) {
         // The frontend answers the health check before the default namespace exists; wait for it.
@@ -269,6 +279,19 @@ public final class TemporalCliServer implements AutoCloseable {
     }
   }
 
+  /**
+   * The server found one of its ports taken while starting, after this process had checked it was
+   * free: a port picked here is released before the server binds it, and the server picks its own
+   * HTTP and metrics ports at random, so another process or the server itself can take it in
+   * between (once in a full run of the test suite, 2026-12-06). Worth another start on other
+   * ports when this process picked them.
+   */
+  static final class PortTaken extends IllegalStateException {
+    PortTaken(String message) {
+      super(message);
+    }
+  }
+
   private static void sleep(Duration d) {
     try {
       Thread.sleep(d.toMillis());
@@ -278,9 +301,12 @@ public final class TemporalCliServer implements AutoCloseable {
     }
   }
 
-  private String logTail() {
+  /** The last lines this start wrote to the log (from byte {@code from}: earlier starts append to the same file). */
+  private String logTail(long from) {
     try {
-      List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+      byte[] all = Files.readAllBytes(log);
+      String written = new String(all, (int) Math.min(from, all.length), (int) Math.max(0, all.length - from), StandardCharsets.UTF_8);
+      List<String> lines = written.lines().collect(java.util.stream.Collectors.toList());
       return String.join(" | ", lines.subList(Math.max(0, lines.size() - 5), lines.size()));
     } catch (IOException e) {
       return "(no log at " + log + ")";

@@ -122,6 +122,49 @@ class TemporalCliServerTest {
     assertEquals(String.valueOf(TemporalCliServer.START_ATTEMPTS), Files.readString(data.resolve("starts")).trim());
   }
 
+  /** A stand-in for the CLI whose first start finds a port taken (as Go reports it, exit 1), then runs the real one. */
+  private Path portTakenOnceCli() throws java.io.IOException {
+    Path count = data.resolve("starts");
+    Path script = data.resolve("temporal-port-taken");
+    Files.writeString(script, String.join("\n",
+        "#!/bin/sh",
+        "n=$(cat '" + count + "' 2>/dev/null || echo 0); n=$((n + 1)); echo $n > '" + count + "'; echo \"$@\" >> '" + count + ".args'",
+        "if [ $n -le 1 ]; then echo '{\"level\":\"FATAL\",\"prefix\":\"echo\",\"message\":\"listen tcp 127.0.0.1:40179: "
+            + TemporalCliServer.ADDRESS_IN_USE + "\"}'; exit 1; fi",
+        "exec '" + binary + "' \"$@\"", ""));
+    script.toFile().setExecutable(true);
+    return script;
+  }
+
+  @Test
+  void aPortTakenAfterItWasPickedIsPickedAgainAndTheServerComesUp() throws Exception {
+    Path cli = portTakenOnceCli();
+    TemporalCliServer server = TemporalCliServer.start(cli, data, "127.0.0.1", 0, 0, false, null, Duration.ofSeconds(90));
+    try (TemporalConnection connection = TemporalConnection.connect(server.target(), "default", false, null, Duration.ofSeconds(10))) {
+      assertTrue(new ExecutionDirectory(connection).hasVisibility());
+    } finally {
+      server.close();
+    }
+    assertEquals("2", Files.readString(data.resolve("starts")).trim(), "one start that found its port taken, one that came up");
+    java.util.List<String> args = Files.readAllLines(data.resolve("starts.args"));
+    assertEquals(2, args.size());
+    assertFalse(args.get(0).equals(args.get(1)), "the second start has ports of its own: " + args);
+  }
+
+  @Test
+  void aPortTakenThatTheCallerChoseFailsAtOnce() throws Exception {
+    Path cli = portTakenOnceCli();
+    int port;
+    try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+      port = probe.getLocalPort();
+    }
+    IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+        () -> TemporalCliServer.start(cli, data, "127.0.0.1", port, 0, true, null, Duration.ofSeconds(30)));
+    assertTrue(e.getMessage().startsWith("temporal server start-dev exited with status 1"), e.getMessage());
+    assertTrue(e.getMessage().contains(TemporalCliServer.ADDRESS_IN_USE), e.getMessage());
+    assertEquals("1", Files.readString(data.resolve("starts")).trim(), "a port the caller chose is not swapped for another");
+  }
+
   @Test
   void aServerThatCannotStartFailsWithItsOwnMessage() {
     IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
