@@ -53,8 +53,9 @@ public final class Bench {
       out.put("host_cpus", Runtime.getRuntime().availableProcessors());
       out.put("engine", settings.engineInProcess() ? "embedded, in the bench JVM" : "embedded, in a child JVM with the target");
       out.put("tool", settings.tool());
-      out.put("cpu_counts", settings.engineInProcess() ? "the bench JVM" : "the bench JVM + the engine and target JVM"
-          + (rig.passThrough != null ? " + the Node pass-through" : ""));
+      out.put("cpu_counts", (settings.engineInProcess() ? "the bench JVM" : "the bench JVM + the engine and target JVM")
+          + (rig.bareChild != null ? " + the bare baseline's JVM" : "") + (rig.passThrough != null ? " + the Node pass-through" : ""));
+      out.put("bare", rig.bareChild != null ? "a JVM of its own" : "in the bench JVM");
       ObjectNode budget = out.putObject("budget");
       budget.put("rounds", settings.rounds()).put("calls", settings.calls()).put("warmup", settings.warmup())
           .put("concurrency", settings.concurrency()).put("window_ms", settings.window().toMillis())
@@ -129,12 +130,7 @@ public final class Bench {
       pass.skipped = rig.passThroughSkipped;
     }
     all.add(pass);
-    all.add(new Subject("bare", "bare Temporal, start + wait (same SDK, engine, target)", null, n -> {
-      int status = rig.bare.call(args("bare", n, true));
-      if (status != 201) {
-        throw new IOException("the bare workflow's POST answered " + status);
-      }
-    }));
+    all.add(bare(rig));
     McpDriver onceport = new McpDriver(http, rig.mcp(), rig.token).initialize();
     all.add(new Subject("sse", "Onceport side-effecting, SSE answer (SDK Accept)", "bare",
         n -> expectCompleted(onceport.call(settings.tool(), args("sse", n, false), McpDriver.ACCEPT_SDK, timeout))));
@@ -149,6 +145,19 @@ public final class Bench {
       }
     }
     return chosen;
+  }
+
+  /** Bare Temporal, in this JVM or (with {@code --bare-jvm}) timed and driven in a JVM of its own. */
+  private Subject bare(BenchRig rig) {
+    if (rig.bareChild == null) {
+      return new Subject("bare", "bare Temporal, start + wait (same SDK, engine, target)", null, n -> {
+        int status = rig.bare.call(args("bare", n, true));
+        if (status != 201) {
+          throw new IOException("the bare workflow's POST answered " + status);
+        }
+      });
+    }
+    return BareChild.subject(rig.bareChild, settings.callTimeout());
   }
 
   String args(String subject, int n, boolean withRegion) {
@@ -243,7 +252,13 @@ public final class Bench {
     // CPU and round trips include what the batch's calls cause after their answers (a delivery
     // report after the grace, the run's last workflow task), not the next subject's batch.
     rig.awaitQuiet(QUIET, QUIET_LIMIT);
-    s.addBatch(ran.calls(), rig.cpuNanos() - cpu0, rig.engineCpuNanos() - engineCpu0, rpcs0, rig.rpcs.snapshot());
+    if (ran.remote() == null) {
+      s.addBatch(ran.calls(), rig.cpuNanos() - cpu0, rig.engineCpuNanos() - engineCpu0, rpcs0, rig.rpcs.snapshot());
+    } else { // its round trips are its own JVM's, counted there
+      s.addBatch(ran.calls(), rig.cpuNanos() - cpu0, rig.engineCpuNanos() - engineCpu0, ran.remote().rpcsBefore(),
+          ran.remote().rpcsAfter());
+      s.batchJitMillis += ran.remote().jitMillis();
+    }
     s.batchJitMillis += jitMillis() - jit0;
     double rate = ran.calls() / (ran.elapsedNanos() / 1e9);
     s.throughputs.add(rate);
@@ -256,11 +271,16 @@ public final class Bench {
     return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
   }
 
-  private record Ran(long calls, long elapsedNanos) {}
+  /** A batch's calls and time; {@code remote} when it ran in the subject's own JVM. */
+  private record Ran(long calls, long elapsedNanos, Subject.Batch remote) {}
 
   /** {@code concurrency} callers for {@code window} after the previous calls' work has ended; nothing recorded but failures. */
   private Ran runBatch(Subject s, BenchRig rig) throws InterruptedException {
     int c = settings.concurrency();
+    if (s.remoteBatch != null) {
+      Subject.Batch b = s.remoteBatched(c, settings.window());
+      return new Ran(b.calls(), b.elapsedNanos(), b);
+    }
     ExecutorService pool = Executors.newFixedThreadPool(c, r -> {
       Thread t = new Thread(r, "bench-caller-" + s.key);
       t.setDaemon(true);
@@ -292,7 +312,7 @@ public final class Bench {
     for (long d : done) {
       calls += d;
     }
-    return new Ran(calls, elapsed);
+    return new Ran(calls, elapsed, null);
   }
 
   private static void sleepQuietly(long millis) {

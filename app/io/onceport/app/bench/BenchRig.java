@@ -41,7 +41,10 @@ final class BenchRig implements AutoCloseable {
   final ChildProcess engineProcess;
   final TemporalConnection connection;
   final FrontendRuntime frontend;
+  /** The bare baseline in this JVM, or null when it runs in {@link #bareChild}. */
   final BareTemporal bare;
+  /** The bare baseline's own JVM ({@code --bare-jvm}), or null. */
+  final ChildProcess bareChild;
   final NodeRuntime.PassThrough passThrough;
   final String passThroughSkipped;
   final String token;
@@ -50,8 +53,8 @@ final class BenchRig implements AutoCloseable {
   private final List<AutoCloseable> running;
 
   private BenchRig(Path dir, String target, ChildProcess engineProcess, TemporalConnection connection,
-      FrontendRuntime frontend, BareTemporal bare, NodeRuntime.PassThrough passThrough, String passThroughSkipped,
-      String token, String releaseId, HttpClient http, List<AutoCloseable> running, RpcCounter rpcs) {
+      FrontendRuntime frontend, BareTemporal bare, ChildProcess bareChild, NodeRuntime.PassThrough passThrough,
+      String passThroughSkipped, String token, String releaseId, HttpClient http, List<AutoCloseable> running, RpcCounter rpcs) {
     this.rpcs = rpcs;
     this.dir = dir;
     this.target = target;
@@ -59,6 +62,7 @@ final class BenchRig implements AutoCloseable {
     this.connection = connection;
     this.frontend = frontend;
     this.bare = bare;
+    this.bareChild = bareChild;
     this.passThrough = passThrough;
     this.passThroughSkipped = passThroughSkipped;
     this.token = token;
@@ -123,13 +127,19 @@ final class BenchRig implements AutoCloseable {
       FrontendRuntime frontend = FrontendRuntime.start(connection, "bench", data, tools,
           FrontendSettings.loopback(Duration.ofSeconds(30), "auto"), metrics, worker.readAccess());
       running.add(frontend);
-      BareTemporal bare = BareTemporal.start(connection.stubs(), "default", target + "/v1/releases");
-      running.add(bare);
+      BareTemporal bare = null;
+      ChildProcess bareChild = null;
+      if (settings.bareJvm() && settings.runs("bare")) {
+        bareChild = startBareChild(dir, engineTarget, target + "/v1/releases", running);
+      } else {
+        bare = BareTemporal.start(connection.stubs(), "default", target + "/v1/releases");
+        running.add(bare);
+      }
       String token = new AgentRegistry(data).add("agent:bench");
 
       PassThroughStart pass = startPassThrough(settings, target, log, running);
-      return new BenchRig(dir, target, engineProcess, connection, frontend, bare, pass.passThrough(), pass.skipped(), token,
-          releaseId, http, running, rpcs);
+      return new BenchRig(dir, target, engineProcess, connection, frontend, bare, bareChild, pass.passThrough(), pass.skipped(),
+          token, releaseId, http, running, rpcs);
     } catch (Exception | Error e) {
       closeAll(running);
       throw e;
@@ -147,13 +157,25 @@ final class BenchRig implements AutoCloseable {
       running.add(engine);
       return new Engine(null, engine.target(), demo.url());
     }
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     ChildProcess engineProcess = ChildProcess.start("engine",
-        List.of(java, "-cp", absoluteClassPath(), EngineChild.class.getName()), dir, null);
+        List.of(javaBinary(), "-cp", absoluteClassPath(), EngineChild.class.getName()), dir, null);
     running.add(engineProcess);
     String target = "http://127.0.0.1:" + engineProcess.awaitLine(EngineChild.TARGET_READY, Duration.ofSeconds(90));
     String engineTarget = "127.0.0.1:" + engineProcess.awaitLine(EngineChild.READY, Duration.ofSeconds(90));
     return new Engine(engineProcess, engineTarget, target);
+  }
+
+  private static ChildProcess startBareChild(Path dir, String engineTarget, String url, List<AutoCloseable> running)
+      throws IOException, InterruptedException {
+    ChildProcess child = ChildProcess.start("bare", List.of(javaBinary(), "-cp", absoluteClassPath(), BareChild.class.getName(),
+        engineTarget, url, Long.toString(System.currentTimeMillis(), 36)), dir, null);
+    running.add(child);
+    child.awaitLine(BareChild.READY, Duration.ofSeconds(90));
+    return child;
+  }
+
+  private static String javaBinary() {
+    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
   }
 
   /** The pass-through subject, or why it is skipped (not selected, or no Node runtime to run it). */
@@ -234,6 +256,9 @@ final class BenchRig implements AutoCloseable {
     }
     if (passThrough != null) {
       own += passThrough.process().cpuNanos();
+    }
+    if (bareChild != null) {
+      own += bareChild.cpuNanos();
     }
     return own;
   }

@@ -22,13 +22,14 @@ import java.util.Set;
  *     of them, after half and after all of them
  * @param node the Node binary or its directory, or null to look on PATH and in bin/install-node22's
  * @param engineInProcess run the embedded engine in this JVM instead of a child JVM
+ * @param bareJvm run the bare Temporal baseline (worker, client and its callers) in a JVM of its own
  * @param subjects which of {@link #ALL} to run
  * @param memoryHistograms a directory for the class histogram of the live heap at each memory point
  *     ({@code histogram-after-N.txt}, as {@code jcmd GC.class_histogram} prints it), or null for none
  */
 public record BenchSettings(
     int rounds, int calls, int warmup, int concurrency, Duration window, int stormCalls, Duration stormTimeout,
-    int memoryCalls, String tool, Path contracts, Path nodeProject, Path node, boolean engineInProcess,
+    int memoryCalls, String tool, Path contracts, Path nodeProject, Path node, boolean engineInProcess, boolean bareJvm,
     Set<String> subjects, Duration callTimeout, int warmupBatches, WorkerTuning tuning, Path memoryHistograms) {
   public static final List<String> ALL = List.of("direct", "passthrough", "bare", "sse", "json", "read", "storm", "memory", "history");
 
@@ -94,6 +95,7 @@ public record BenchSettings(
     public Path nodeProject = Path.of("src/test/node");
     public Path node;
     public boolean engineInProcess;
+    public boolean bareJvm;
     public Set<String> subjects = Set.copyOf(ALL);
     public Duration callTimeout = Duration.ofSeconds(60);
     public int warmupBatches;
@@ -114,7 +116,7 @@ public record BenchSettings(
 
     public BenchSettings build() {
       return new BenchSettings(rounds, calls, warmup, concurrency, window, stormCalls, stormTimeout, memoryCalls, tool,
-          contracts, nodeProject, node, engineInProcess, subjects, callTimeout, warmupBatches, tuning, memoryHistograms);
+          contracts, nodeProject, node, engineInProcess, bareJvm, subjects, callTimeout, warmupBatches, tuning, memoryHistograms);
     }
   }
 }

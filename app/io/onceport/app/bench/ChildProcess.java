@@ -20,6 +20,8 @@ final class ChildProcess implements AutoCloseable {
   private final String name;
   private final Process process;
   private final List<String> output = new CopyOnWriteArrayList<>();
+  /** Lines starting with {@link BareChild#REPLY}: answers to {@link #request}, kept apart from the output. */
+  private final java.util.concurrent.BlockingQueue<String> replies = new java.util.concurrent.LinkedBlockingQueue<>();
   private final Thread drain;
 
   private ChildProcess(String name, Process process) {
@@ -28,7 +30,9 @@ final class ChildProcess implements AutoCloseable {
     this.drain = new Thread(() -> {
       try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
         for (String line; (line = r.readLine()) != null; ) {
-          if (output.size() < 10_000) {
+          if (line.startsWith(BareChild.REPLY)) {
+            replies.add(line.substring(BareChild.REPLY.length()));
+          } else if (output.size() < 10_000) {
             output.add(line);
           }
         }
@@ -65,6 +69,28 @@ final class ChildProcess implements AutoCloseable {
     }
     throw new IllegalStateException(name + " did not print '" + prefix + "' within " + timeout.toSeconds() + " s"
         + (process.isAlive() ? "" : " (exit " + process.exitValue() + ")") + "; its output:\n" + String.join("\n", output));
+  }
+
+  /**
+   * Writes one command line to the child's stdin and waits for its one-line answer; one request at
+   * a time.
+   */
+  synchronized String request(String command, Duration timeout) throws IOException, InterruptedException {
+    var stdin = process.getOutputStream();
+    stdin.write((command + "\n").getBytes(StandardCharsets.UTF_8));
+    stdin.flush();
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      String reply = replies.poll(Math.min(500, Math.max(1, (deadline - System.nanoTime()) / 1_000_000)), TimeUnit.MILLISECONDS);
+      if (reply != null) {
+        return reply;
+      }
+      if (!process.isAlive() || System.nanoTime() - deadline >= 0) {
+        close(); // a late answer must not be taken for the next request's
+        throw new IOException(name + " did not answer '" + command + "' within " + timeout.toSeconds() + " s"
+            + (process.isAlive() ? "" : " (exit " + process.exitValue() + ")") + "; its output:\n" + String.join("\n", output));
+      }
+    }
   }
 
   long pid() {

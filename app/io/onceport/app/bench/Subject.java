@@ -17,11 +17,37 @@ final class Subject {
     void run(int n) throws Exception;
   }
 
+  /**
+   * One call timed where it runs (another JVM): returns its duration in nanoseconds, so the
+   * latency does not include the bench's round trip to that JVM.
+   */
+  @FunctionalInterface
+  interface TimedCall {
+    long run(int n) throws Exception;
+  }
+
+  /** A throughput batch run where the subject runs (another JVM), with its own callers. */
+  @FunctionalInterface
+  interface RemoteBatch {
+    Batch run(int concurrency, java.time.Duration window) throws Exception;
+  }
+
+  /**
+   * What a batch run elsewhere reports: its calls and time, its failures, its JVM's JIT time and
+   * its gRPC calls to the engine (counts by method before and after).
+   */
+  record Batch(long calls, long elapsedNanos, long errors, String firstError, long jitMillis,
+      Map<String, Long> rpcsBefore, Map<String, Long> rpcsAfter) {}
+
   final String key;
   final String label;
   /** The subject this one is compared with, or null for a baseline. */
   final String baseline;
   final Call call;
+  /** Set when the calls are timed where they run. */
+  TimedCall timedCall;
+  /** Set when the throughput batches run where the subject runs. */
+  RemoteBatch remoteBatch;
   String skipped;
 
   final List<Long> latencies = new ArrayList<>();
@@ -54,6 +80,20 @@ final class Subject {
     batchEngineCpuNanos += engineCpuNanos;
   }
 
+  /** Runs a batch where the subject runs; its failures counted here (a batch that could not run: 0 calls, one failure). */
+  Batch remoteBatched(int concurrency, java.time.Duration window) throws InterruptedException {
+    try {
+      Batch b = remoteBatch.run(concurrency, window);
+      failed(b.errors(), b.firstError());
+      return b;
+    } catch (InterruptedException e) {
+      throw e;
+    } catch (Exception e) {
+      failed(e);
+      return new Batch(0, window.toNanos(), 0, null, 0, Map.of(), Map.of());
+    }
+  }
+
   synchronized int nextIndex() {
     return next++;
   }
@@ -63,6 +103,9 @@ final class Subject {
     int n = nextIndex();
     long t0 = System.nanoTime();
     try {
+      if (timedCall != null) {
+        return timedCall.run(n);
+      }
       call.run(n);
       return System.nanoTime() - t0;
     } catch (Exception e) {
@@ -75,9 +118,13 @@ final class Subject {
     if (e instanceof InterruptedException) {
       Thread.currentThread().interrupt();
     }
-    errors++;
-    if (firstError == null) {
-      firstError = e.getClass().getSimpleName() + ": " + McpDriver.abbreviate(e.getMessage());
+    failed(1, e.getClass().getSimpleName() + ": " + McpDriver.abbreviate(e.getMessage()));
+  }
+
+  synchronized void failed(long count, String first) {
+    errors += count;
+    if (firstError == null && count > 0) {
+      firstError = first;
     }
   }
 

@@ -95,6 +95,10 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(names = "--engine-in-process", description = "Run the embedded engine in the bench JVM (default: a child JVM, measured apart).")
   boolean engineInProcess;
 
+  @Option(names = "--bare-jvm", description = "Run the bare Temporal baseline (its worker, client and callers) in a JVM of "
+      + "its own, so neither its code nor the gateway's is compiled or collected in the other's JVM (default: in the bench JVM).")
+  boolean bareJvm;
+
   @Option(names = "--json", description = "Print the figures as one JSON document instead of the table (progress goes to stderr).")
   boolean json;
 
@@ -183,6 +187,7 @@ public final class BenchCommand implements Callable<Integer> {
     b.node = node;
     b.nodeProject = nodeProject;
     b.engineInProcess = engineInProcess;
+    b.bareJvm = bareJvm;
     b.memoryHistograms = memoryHistograms;
     try {
       return b.build();

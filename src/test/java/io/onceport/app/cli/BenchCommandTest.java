@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.onceport.app.bench.BareChild;
 import io.onceport.app.bench.BenchReport;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -119,6 +120,38 @@ class BenchCommandTest {
     }
     assertTrue(table.contains("vs bare"), table);
     assertFalse(Files.exists(Path.of(r.path("dir").asText())), "the bench deletes its temporary directory " + r.path("dir"));
+  }
+
+  @Test
+  void withBareJvmTheBaselineRunsTimedAndDrivenInAJvmOfItsOwn() throws Exception {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CommandLine cl = OnceportCommand.commandLine();
+    cl.setOut(new PrintWriter(out, true));
+    cl.setErr(new PrintWriter(err, true));
+
+    int code = cl.execute("bench", "--budget", "tiny", "--json", "--subjects", "bare,json", "--bare-jvm");
+
+    assertEquals(0, code, "bench failed; stderr:\n" + err + "\nstdout:\n" + out);
+    JsonNode r = new ObjectMapper().readTree(out.toString());
+    assertEquals("a JVM of its own", r.path("bare").asText());
+    assertTrue(r.path("cpu_counts").asText().contains("the bare baseline's JVM"), r.path("cpu_counts").asText());
+    JsonNode bare = r.path("subjects").get(0);
+    assertEquals("bare", bare.path("subject").asText());
+    assertTrue(bare.path("label").asText().endsWith("a JVM of its own)"), bare.toString());
+    assertEquals(0, bare.path("errors").asLong(), bare.toString());
+    assertEquals(3, bare.path("c1_calls").asInt(), bare.toString());
+    assertTrue(bare.path("p50_ms").asDouble() > 0 && bare.path("throughput_per_s").asDouble() > 0
+        && bare.path("cpu_ms_per_call").asDouble() > 0, bare.toString());
+    // Its round trips are counted in its own JVM: one start per call, none of the gateway's.
+    assertEquals(1.0, bare.path("engine_rpcs_per_call").path("StartWorkflowExecution").asDouble(), bare.toString());
+    assertFalse(bare.path("engine_rpcs_per_call").has("ExecuteMultiOperation"), bare.toString());
+    JsonNode json = r.path("subjects").get(1);
+    assertEquals("bare", json.path("baseline").asText());
+    assertTrue(json.path("cpu_ratio").asDouble() > 0 && json.path("throughput_ratio").asDouble() > 0, json.toString());
+    assertEquals(0, ProcessHandle.current().descendants()
+            .filter(h -> h.info().commandLine().map(c -> c.contains(BareChild.class.getName())).orElse(false)).count(),
+        "the bare baseline's JVM ends with the bench");
   }
 
   @Test
