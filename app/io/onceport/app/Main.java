@@ -8,6 +8,7 @@ public final class Main {
   private Main() {}
 
   public static void main(String[] args) {
+    io.onceport.shared.net.JdkHttpServers.noDelay(); // before any JDK HTTP server starts (the demo target, /metrics)
     System.exit(run(args));
   }
 

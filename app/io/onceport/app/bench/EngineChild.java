@@ -18,6 +18,7 @@ public final class EngineChild {
   private EngineChild() {}
 
   public static void main(String[] args) throws IOException {
+    io.onceport.shared.net.JdkHttpServers.noDelay(); // the demo target's keep-alive answers, without Nagle's wait
     EmbeddedEngine engine = EmbeddedEngine.start("127.0.0.1", 0);
     DemoTarget target = DemoTarget.start("127.0.0.1", 0);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.onceport.shared.net.JdkHttpServers;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
@@ -142,6 +143,7 @@ public final class DemoTarget implements AutoCloseable {
   /** Starts listening on {@code host:port} ({@code port} 0 picks a free port). */
   public static DemoTarget start(String host, int port) throws IOException {
     Objects.requireNonNull(host, "host == null");
+    JdkHttpServers.noDelay(); // in effect when this is the JVM's first JDK HTTP server (Main and the bench's child set it first)
     HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 50);
     AtomicInteger threads = new AtomicInteger();
     ExecutorService executor = Executors.newCachedThreadPool(r -> {

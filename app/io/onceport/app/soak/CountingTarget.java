@@ -27,6 +27,7 @@ final class CountingTarget implements AutoCloseable {
   }
 
   static CountingTarget start() throws IOException {
+    io.onceport.shared.net.JdkHttpServers.noDelay();
     HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 64);
     ExecutorService pool = Executors.newFixedThreadPool(4, r -> {
       Thread t = new Thread(r, "soak-target");

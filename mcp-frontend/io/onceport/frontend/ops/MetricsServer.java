@@ -38,6 +38,7 @@ public final class MetricsServer implements AutoCloseable {
   public static MetricsServer start(String host, int port, Metrics metrics, HealthChecks checks, HostOriginPolicy policy)
       throws IOException {
     OpsRoutes routes = new OpsRoutes(metrics, checks);
+    io.onceport.shared.net.JdkHttpServers.noDelay();
     HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 16);
     server.createContext("/", ex -> {
       if (!refused(ex, policy)) {
