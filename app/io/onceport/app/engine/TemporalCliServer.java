@@ -45,6 +45,7 @@ public final class TemporalCliServer implements AutoCloseable {
   static final int GO_PANIC_STATUS = 2;
   /** What Go's net package says when a port is taken (the server exits with status 1). */
   static final String ADDRESS_IN_USE = "bind: address already in use";
+  private static final java.util.regex.Pattern TAKEN = java.util.regex.Pattern.compile(":(\\d+): " + ADDRESS_IN_USE);
   /**
    * {@code sh -c WATCHDOG watchdog BINARY ARGS…}: runs the server with stdin from /dev/null, and a
    * subshell reading the wrapper's stdin (the pipe from this JVM) until end-of-file, then stopping
@@ -129,7 +130,6 @@ public final class TemporalCliServer implements AutoCloseable {
     Objects.requireNonNull(dataDir, "dataDir == null");
     Objects.requireNonNull(ip, "ip == null");
     Objects.requireNonNull(timeout, "timeout == null");
-    boolean picksPorts = port == 0 || (!headless && uiPort == 0);
     for (int attempt = 1; ; attempt++) {
       int grpcPort = port == 0 ? freePort(ip) : port;
       int webPort = headless ? 0 : uiPort == 0 ? freePort(ip) : uiPort;
@@ -137,7 +137,7 @@ public final class TemporalCliServer implements AutoCloseable {
       try {
         return startOnce(binary, dataDir, ip, grpcPort, webPort, headless, command, timeout);
       } catch (Panicked | PortTaken e) {
-        if (attempt >= START_ATTEMPTS || (e instanceof PortTaken && !picksPorts)) {
+        if (attempt >= START_ATTEMPTS || (e instanceof PortTaken taken && taken.callerChose(port, headless ? 0 : uiPort))) {
           throw e;
         }
         LOG.warn("{}; starting it again ({} of {})", e.getMessage(), attempt + 1, START_ATTEMPTS);
@@ -251,7 +251,8 @@ public final class TemporalCliServer implements AutoCloseable {
         if (process.exitValue() == GO_PANIC_STATUS) {
           throw new Panicked(message);
         }
-        throw tail.contains(ADDRESS_IN_USE) ? new PortTaken(message) : new IllegalStateException(message);
+        java.util.regex.Matcher taken = TAKEN.matcher(tail);
+        throw taken.find() ? new PortTaken(message, Integer.parseInt(taken.group(1))) : new IllegalStateException(message);
       }
       try (TemporalConnection probe = TemporalConnection.connect(target(), "default", false, null, Duration.ofSeconds(2))) {
         // The frontend answers the health check before the default namespace exists; wait for it.
@@ -283,12 +284,20 @@ public final class TemporalCliServer implements AutoCloseable {
    * The server found one of its ports taken while starting, after this process had checked it was
    * free: a port picked here is released before the server binds it, and the server picks its own
    * HTTP and metrics ports at random, so another process or the server itself can take it in
-   * between (once in a full run of the test suite, 2026-12-06). Worth another start on other
-   * ports when this process picked them.
+   * between (once in a full run of the test suite, 2026-12-06). Worth another start, on newly
+   * picked ports, unless the port taken is one the caller chose.
    */
   static final class PortTaken extends IllegalStateException {
-    PortTaken(String message) {
+    private final int port;
+
+    PortTaken(String message, int port) {
       super(message);
+      this.port = port;
+    }
+
+    /** Whether the port taken is one the caller asked for ({@code 0}: none). */
+    boolean callerChose(int grpcPort, int uiPort) {
+      return port == grpcPort || port == uiPort;
     }
   }
 

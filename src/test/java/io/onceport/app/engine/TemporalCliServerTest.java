@@ -123,13 +123,13 @@ class TemporalCliServerTest {
   }
 
   /** A stand-in for the CLI whose first start finds a port taken (as Go reports it, exit 1), then runs the real one. */
-  private Path portTakenOnceCli() throws java.io.IOException {
+  private Path portTakenOnceCli(int taken) throws java.io.IOException {
     Path count = data.resolve("starts");
     Path script = data.resolve("temporal-port-taken");
     Files.writeString(script, String.join("\n",
         "#!/bin/sh",
         "n=$(cat '" + count + "' 2>/dev/null || echo 0); n=$((n + 1)); echo $n > '" + count + "'; echo \"$@\" >> '" + count + ".args'",
-        "if [ $n -le 1 ]; then echo '{\"level\":\"FATAL\",\"prefix\":\"echo\",\"message\":\"listen tcp 127.0.0.1:40179: "
+        "if [ $n -le 1 ]; then echo '{\"level\":\"FATAL\",\"prefix\":\"echo\",\"message\":\"listen tcp 127.0.0.1:" + taken + ": "
             + TemporalCliServer.ADDRESS_IN_USE + "\"}'; exit 1; fi",
         "exec '" + binary + "' \"$@\"", ""));
     script.toFile().setExecutable(true);
@@ -138,7 +138,7 @@ class TemporalCliServerTest {
 
   @Test
   void aPortTakenAfterItWasPickedIsPickedAgainAndTheServerComesUp() throws Exception {
-    Path cli = portTakenOnceCli();
+    Path cli = portTakenOnceCli(40179); // not one the caller chose: the server's own HTTP port, or one picked here
     TemporalCliServer server = TemporalCliServer.start(cli, data, "127.0.0.1", 0, 0, false, null, Duration.ofSeconds(90));
     try (TemporalConnection connection = TemporalConnection.connect(server.target(), "default", false, null, Duration.ofSeconds(10))) {
       assertTrue(new ExecutionDirectory(connection).hasVisibility());
@@ -153,11 +153,11 @@ class TemporalCliServerTest {
 
   @Test
   void aPortTakenThatTheCallerChoseFailsAtOnce() throws Exception {
-    Path cli = portTakenOnceCli();
     int port;
     try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
       port = probe.getLocalPort();
     }
+    Path cli = portTakenOnceCli(port);
     IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
         () -> TemporalCliServer.start(cli, data, "127.0.0.1", port, 0, true, null, Duration.ofSeconds(30)));
     assertTrue(e.getMessage().startsWith("temporal server start-dev exited with status 1"), e.getMessage());
