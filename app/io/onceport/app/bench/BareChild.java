@@ -7,8 +7,6 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.lang.management.CompilationMXBean;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -103,7 +101,7 @@ public final class BareChild {
     AtomicReference<String> firstError = new AtomicReference<>();
     ObjectNode reply = McpDriver.JSON.createObjectNode();
     reply.set("rpcs_before", McpDriver.JSON.valueToTree(rpcs.snapshot()));
-    long jit0 = jitMillis();
+    long jit0 = Bench.jitMillis();
     long t0 = System.nanoTime();
     long deadline = t0 + window.toNanos();
     for (int k = 0; k < concurrency; k++) {
@@ -129,7 +127,7 @@ public final class BareChild {
       firstError.compareAndSet(null, "the batch did not end within " + (window.toMillis() + 90_000) + " ms");
     }
     reply.put("calls", calls.get()).put("elapsed_nanos", System.nanoTime() - t0).put("errors", errors.get())
-        .put("jit_ms", jitMillis() - jit0);
+        .put("jit_ms", Bench.jitMillis() - jit0);
     reply.set("rpcs_after", McpDriver.JSON.valueToTree(rpcs.snapshot()));
     if (firstError.get() != null) {
       reply.put("first_error", firstError.get());
@@ -177,10 +175,5 @@ public final class BareChild {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-  }
-
-  static long jitMillis() {
-    CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
-    return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
   }
 }

@@ -266,7 +266,7 @@ public final class Bench {
   }
 
   /** The bench JVM's JIT compilation time so far (ms), or 0 where the JVM does not tell. */
-  private static long jitMillis() {
+  static long jitMillis() {
     CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
     return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
   }
