@@ -32,14 +32,11 @@ class BenchCommandTest {
 
   @Test
   void tinyBenchMeasuresEverySubjectAndPrintsItsTable() throws Exception {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    CommandLine cl = OnceportCommand.commandLine();
-    cl.setOut(new PrintWriter(out, true));
-    cl.setErr(new PrintWriter(err, true));
-
-    int code = cl.execute("bench", "--budget", "tiny", "--json", "--workflow-cache-size", "256", "--workflow-threads", "512",
+    Ran ran = bench("--budget", "tiny", "--json", "--workflow-cache-size", "256", "--workflow-threads", "512",
         "--memory-histograms", histograms.toString());
+    int code = ran.code();
+    String out = ran.out();
+    String err = ran.err();
 
     assertEquals(0, code, "bench failed; stderr:\n" + err + "\nstdout:\n" + out);
     JsonNode r = new ObjectMapper().readTree(out.toString());
@@ -124,13 +121,10 @@ class BenchCommandTest {
 
   @Test
   void withBareJvmTheBaselineRunsTimedAndDrivenInAJvmOfItsOwn() throws Exception {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    CommandLine cl = OnceportCommand.commandLine();
-    cl.setOut(new PrintWriter(out, true));
-    cl.setErr(new PrintWriter(err, true));
-
-    int code = cl.execute("bench", "--budget", "tiny", "--json", "--subjects", "bare,json", "--bare-jvm");
+    Ran ran = bench("--budget", "tiny", "--json", "--subjects", "bare,json", "--bare-jvm");
+    int code = ran.code();
+    String out = ran.out();
+    String err = ran.err();
 
     assertEquals(0, code, "bench failed; stderr:\n" + err + "\nstdout:\n" + out);
     JsonNode r = new ObjectMapper().readTree(out.toString());
@@ -156,12 +150,24 @@ class BenchCommandTest {
 
   @Test
   void benchRefusesAnUnknownBudgetWithAMessage() {
+    Ran ran = bench("--budget", "huge");
+    assertEquals(1, ran.code());
+    assertTrue(ran.err().contains("--budget must be standard or tiny, not huge"), ran.err());
+  }
+
+  private record Ran(int code, String out, String err) {}
+
+  /** {@code onceport bench ARGS} in this JVM, its output and errors kept. */
+  private static Ran bench(String... args) {
+    StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     CommandLine cl = OnceportCommand.commandLine();
+    cl.setOut(new PrintWriter(out, true));
     cl.setErr(new PrintWriter(err, true));
-    cl.setOut(new PrintWriter(new StringWriter(), true));
-    int code = cl.execute("bench", "--budget", "huge");
-    assertEquals(1, code);
-    assertTrue(err.toString().contains("--budget must be standard or tiny, not huge"), err.toString());
+    String[] all = new String[args.length + 1];
+    all[0] = "bench";
+    System.arraycopy(args, 0, all, 1, args.length);
+    int code = cl.execute(all);
+    return new Ran(code, out.toString(), err.toString());
   }
 }

@@ -87,17 +87,30 @@ class TemporalCliServerTest {
     }
   }
 
-  /** A stand-in for the CLI that panics (exit 2) on its first {@code panics} starts, then runs the real one. */
-  private Path panickingCli(int panics) throws java.io.IOException {
+  /**
+   * A stand-in for the CLI: its first {@code failing} starts print {@code lines} and exit with
+   * {@code status}, later ones run the real CLI. Every start is counted in {@code starts} and its
+   * arguments appended to {@code starts.args}.
+   */
+  private Path standInCli(long failing, int status, String... lines) throws java.io.IOException {
     Path count = data.resolve("starts");
-    Path script = data.resolve("temporal-panics");
+    Path script = data.resolve("temporal-stand-in");
+    StringBuilder print = new StringBuilder();
+    for (String line : lines) {
+      print.append("echo '").append(line).append("'; ");
+    }
     Files.writeString(script, String.join("\n",
         "#!/bin/sh",
-        "n=$(cat '" + count + "' 2>/dev/null || echo 0); n=$((n + 1)); echo $n > '" + count + "'",
-        "if [ $n -le " + panics + " ]; then echo 'panic: send on closed channel'; echo 'goroutine 1 [running]:'; exit 2; fi",
+        "n=$(cat '" + count + "' 2>/dev/null || echo 0); n=$((n + 1)); echo $n > '" + count + "'; echo \"$@\" >> '" + count + ".args'",
+        "if [ $n -le " + failing + " ]; then " + print + "exit " + status + "; fi",
         "exec '" + binary + "' \"$@\"", ""));
     script.toFile().setExecutable(true);
     return script;
+  }
+
+  /** Panics (exit 2, as Go does) on its first {@code panics} starts. */
+  private Path panickingCli(int panics) throws java.io.IOException {
+    return standInCli(panics, TemporalCliServer.GO_PANIC_STATUS, "panic: send on closed channel", "goroutine 1 [running]:");
   }
 
   @Test
@@ -122,18 +135,10 @@ class TemporalCliServerTest {
     assertEquals(String.valueOf(TemporalCliServer.START_ATTEMPTS), Files.readString(data.resolve("starts")).trim());
   }
 
-  /** A stand-in for the CLI whose first start finds a port taken (as Go reports it, exit 1), then runs the real one. */
+  /** Finds {@code taken} in use on its first start, as Go reports it (exit 1). */
   private Path portTakenOnceCli(int taken) throws java.io.IOException {
-    Path count = data.resolve("starts");
-    Path script = data.resolve("temporal-port-taken");
-    Files.writeString(script, String.join("\n",
-        "#!/bin/sh",
-        "n=$(cat '" + count + "' 2>/dev/null || echo 0); n=$((n + 1)); echo $n > '" + count + "'; echo \"$@\" >> '" + count + ".args'",
-        "if [ $n -le 1 ]; then echo '{\"level\":\"FATAL\",\"prefix\":\"echo\",\"message\":\"listen tcp 127.0.0.1:" + taken + ": "
-            + TemporalCliServer.ADDRESS_IN_USE + "\"}'; exit 1; fi",
-        "exec '" + binary + "' \"$@\"", ""));
-    script.toFile().setExecutable(true);
-    return script;
+    return standInCli(1, 1, "{\"level\":\"FATAL\",\"prefix\":\"echo\",\"message\":\"listen tcp 127.0.0.1:" + taken + ": "
+        + TemporalCliServer.ADDRESS_IN_USE + "\"}");
   }
 
   @Test
