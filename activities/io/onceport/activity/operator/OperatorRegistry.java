@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.onceport.shared.files.PrivateFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -317,7 +318,7 @@ public final class OperatorRegistry {
   private void update(Change change) throws IOException {
     synchronized (PROCESS_LOCK) {
       createPrivateDirectory(dataDir);
-      try (FileChannel lockChannel = FileChannel.open(dataDir.resolve(FILE_NAME + ".lock"),
+      try (FileChannel lockChannel = PrivateFiles.open(dataDir.resolve(FILE_NAME + ".lock"),
               StandardOpenOption.CREATE, StandardOpenOption.WRITE);
           FileLock ignored = lockChannel.lock()) {
         State state = read();

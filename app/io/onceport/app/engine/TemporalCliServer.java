@@ -1,6 +1,7 @@
 package io.onceport.app.engine;
 
 import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.shared.files.PrivateFiles;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -234,7 +235,8 @@ public final class TemporalCliServer implements AutoCloseable {
 
   private void writePidFile() {
     try {
-      Files.writeString(pidFile, pid() + " " + target() + "\n", StandardCharsets.UTF_8);
+      Files.deleteIfExists(pidFile); // written anew, so one left by an older version does not keep its mode
+      PrivateFiles.writeString(pidFile, pid() + " " + target() + "\n");
     } catch (IOException e) {
       // Only a diagnostic for a later start; the server runs either way.
     }

@@ -25,8 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The real {@code onceport} commands in child JVMs started under {@code umask 000}: every
  * directory they create under the data directory is 0700 and every file 0600 — keys, agents, the
- * vault and its lock marker, payload keys, journals, their locks and checkpoints, the Temporal CLI
- * server's database and log.
+ * vault and its lock marker, operators and their lock, payload keys, journals, their locks and
+ * checkpoints, the Temporal CLI server's database, log and pid file.
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class DataDirPermissionsTest {
@@ -92,6 +92,7 @@ class DataDirPermissionsTest {
     run("vault", "put", "api", "--type", "bearer", "--from-file", secret.toString(), "--data", data.toString(),
         "--passphrase-file", passphrase.toString());
     run("keys", "rotate", "--data", data.toString());
+    run("operator", "add", "carol", "--data", data.toString(), "--key-file", dir.resolve("carol.key").toString());
     try (DemoTarget target = DemoTarget.start("127.0.0.1", 0);
         ChildProcess serve = ChildProcess.onceportWithUmask("000", dir, "serve", "--engine", "embedded", "--data", data.toString(),
             "--contracts", contracts(target).toString(), "--listen", "127.0.0.1:0",
@@ -106,7 +107,7 @@ class DataDirPermissionsTest {
     }
     run("vault", "lock", "--data", data.toString());
     List<String> files = files(data);
-    for (String expected : List.of("agents.json", "keys/fingerprint.key", "keys/journal-ed25519.key",
+    for (String expected : List.of("agents.json", "operators.json", "operators.json.lock", "keys/fingerprint.key", "keys/journal-ed25519.key",
         "keys/journal-ed25519.pub", "keys/payload/active", "vault.bin", "vault.locked")) {
       assertTrue(files.contains(expected), expected + " missing from " + files);
     }
@@ -128,6 +129,10 @@ class DataDirPermissionsTest {
             "--embedded-port", Integer.toString(Cluster.freePort()), "--ui-port", Integer.toString(Cluster.freePort()),
             "--session-authorization", "auto")) {
       serve.awaitLine("onceport: MCP endpoint", Duration.ofSeconds(120));
+      // The pid file lives while the server runs (close deletes it): look while it is there.
+      List<String> running = files(data);
+      assertTrue(running.contains("temporal-server.pid"), running.toString());
+      assertEquals(List.of(), notOwnerOnly(data), "while serving, under umask 000; files: " + running);
     }
     List<String> files = files(data);
     assertTrue(files.contains("temporal.db"), files.toString());
