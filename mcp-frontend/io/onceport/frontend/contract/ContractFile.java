@@ -45,7 +45,7 @@ record ContractFile(
   }
 
   record Http(String method, String url, JsonNode body, Map<String, String> headers, String idempotencyHeader,
-      String credential, Duration timeout) {
+      String credential, Duration timeout, Boolean dynamicHost) {
     Http {
       body = value(body);
     }

@@ -81,6 +81,7 @@ final class ContractRules {
     if (h.url() != null) {
       templates.url("http.url", h.url());
     }
+    credentialOrigin(h);
     if (h.body() != null) {
       templates.placeholdersIn("http.body", h.body());
     }
@@ -90,6 +91,32 @@ final class ContractRules {
           templates.placeholders("http.headers." + name, value);
         }
       });
+    }
+  }
+
+  /**
+   * A credential goes only to the origin the contract names: a URL whose host (or port) comes from
+   * an argument lets the agent choose where the bearer token or API key is sent, so such a contract
+   * must say {@code dynamic_host: true} to load — the status URL too, which carries the credential
+   * as well. Without a credential nothing secret travels, and an argument may choose the host.
+   */
+  private void credentialOrigin(ContractFile.Http h) {
+    boolean dynamic = Boolean.TRUE.equals(h.dynamicHost());
+    ContractFile.HttpStatus status = bound.httpStatus();
+    boolean anyDynamic = false;
+    for (String[] url : new String[][] {{"http.url", h.url()}, {"replay.status.url", status == null ? null : status.url()}}) {
+      if (url[1] == null || !Templates.hostFromArgument(url[1])) {
+        continue;
+      }
+      anyDynamic = true;
+      if (h.credential() != null && !dynamic) {
+        problems.error(url[0], "the URL's host comes from an argument and the request carries credential " + h.credential()
+            + ": the agent would choose where the credential goes. Put the host in the contract, or say dynamic_host: true"
+            + " if every host an agent may name is meant to get it");
+      }
+    }
+    if (dynamic && !anyDynamic) {
+      problems.warn("http.dynamic_host", "has no effect: no URL of this contract takes its host from an argument");
     }
   }
 

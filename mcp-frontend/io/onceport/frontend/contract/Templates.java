@@ -1,6 +1,7 @@
 package io.onceport.frontend.contract;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.onceport.workflow.contract.UrlTemplate;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.Locale;
@@ -30,7 +31,7 @@ final class Templates {
   /** An http(s) URL with a host, whose placeholders are arguments (or the execution id, but not in http.url). */
   void url(String path, String url) {
     placeholders(path, url);
-    String probe = PLACEHOLDER.matcher(url).replaceAll("x");
+    String probe = probe(url);
     try {
       URI u = new URI(probe);
       String scheme = u.getScheme() == null ? "" : u.getScheme().toLowerCase(Locale.ROOT);
@@ -42,6 +43,27 @@ final class Templates {
     } catch (URISyntaxException e) {
       problems.error(path, "not a valid URL: " + e.getReason());
     }
+  }
+
+  /**
+   * The template with every placeholder filled by a stand-in value: {@code 1} where it stands for a
+   * port (right after the host's {@code :}), {@code x} elsewhere, so the shape of the URL can be checked.
+   */
+  private static String probe(String url) {
+    Matcher m = PLACEHOLDER.matcher(url);
+    int authorityEnd = UrlTemplate.authorityEnd(url);
+    StringBuilder out = new StringBuilder();
+    while (m.find()) {
+      boolean port = m.start() < authorityEnd && m.start() > 0 && url.charAt(m.start() - 1) == ':';
+      m.appendReplacement(out, port ? "1" : "x");
+    }
+    m.appendTail(out);
+    return out.toString();
+  }
+
+  /** Whether an argument decides the origin of the URL ({@link UrlTemplate#authorityPlaceholders}). */
+  static boolean hostFromArgument(String url) {
+    return UrlTemplate.authorityPlaceholders(url).stream().anyMatch(name -> !name.equals(EXECUTION_ID));
   }
 
   /** The placeholders in every key and string leaf of a JSON template. */

@@ -98,10 +98,18 @@ public final class ArgumentValidator {
   }
 
   private static void checkUrl(List<String> errors, String template, String where, UrlTemplate.Values values) {
+    String url;
     try {
-      UrlTemplate.render(template, where, values);
+      url = UrlTemplate.render(template, where, values);
     } catch (UrlTemplate.InvalidUrlException e) {
       errors.add(e.placeholder() == null ? where + ": " + e.reason() : e.placeholder() + ": " + e.reason() + " (" + where + ")");
+      return;
+    }
+    if (!CanonicalActionRecord.hasHost(url)) {
+      // A host placeholder whose value no URL can carry ("a b", "", "[::1"): the agent's mistake, said as such.
+      List<String> inHost = UrlTemplate.authorityPlaceholders(template);
+      errors.add(inHost.isEmpty() ? where + ": the arguments make no URL with a host"
+          : inHost.get(0) + ": the value makes no URL with a host (" + where + ")");
     }
   }
 

@@ -231,6 +231,19 @@ public final class CanonicalActionRecord {
   }
 
   /**
+   * Whether a rendered URL is one {@link Builder#httpTarget} can name: it parses and has a scheme
+   * and a host. {@link ArgumentValidator} refuses arguments that make any other URL.
+   */
+  static boolean hasHost(String rendered) {
+    try {
+      URI u = new URI(rendered);
+      return u.getScheme() != null && u.getHost() != null;
+    } catch (URISyntaxException e) {
+      return false;
+    }
+  }
+
+  /**
    * A URL placeholder's text as the HTTP channel renders it: strings as-is, other scalars as JSON,
    * missing or null as null (refused by {@link UrlTemplate}), objects and arrays refused. A number
    * with a fraction or exponent renders as the double it denotes, as the channel (which reads the

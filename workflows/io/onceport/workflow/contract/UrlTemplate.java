@@ -118,6 +118,53 @@ public final class UrlTemplate {
 
   private record Span(String name, int start, int end) {}
 
+  /**
+   * The placeholders in the template's authority (user info, host or port), in order: the
+   * arguments that decide which origin a request goes to. A placeholder right after the host counts
+   * too: percent-encoding keeps letters and dots, so {@code https://api.example.com{{x}}/v1} with
+   * {@code x = .evil.example} names another host.
+   */
+  public static List<String> authorityPlaceholders(String template) {
+    int start = template.indexOf("://");
+    List<String> names = new ArrayList<>();
+    if (start < 0) {
+      return names;
+    }
+    int end = authorityEnd(template);
+    Matcher m = PLACEHOLDER.matcher(template);
+    while (m.find()) {
+      if (m.start() >= start + 3 && m.start() < end) {
+        names.add(m.group(1));
+      }
+    }
+    return names;
+  }
+
+  /**
+   * Where the template's authority ends: the first {@code /}, {@code \}, {@code ?} or {@code #}
+   * after {@code ://} outside placeholders (0 without {@code ://}).
+   */
+  public static int authorityEnd(String template) {
+    int start = template.indexOf("://");
+    if (start < 0) {
+      return 0;
+    }
+    Matcher m = PLACEHOLDER.matcher(template);
+    int i = start + 3;
+    while (i < template.length()) {
+      if (m.find(i) && m.start() == i) {
+        i = m.end();
+        continue;
+      }
+      char c = template.charAt(i);
+      if (c == '/' || c == '?' || c == '#' || c == '\\') {
+        return i;
+      }
+      i++;
+    }
+    return template.length();
+  }
+
   private static void checkNoStrayBraces(String literal, String template, String where) {
     if (literal.contains("{{") || literal.contains("}}")) {
       throw new InvalidUrlException(null, where, "Malformed placeholder in " + where + " template '" + template + "'");

@@ -61,12 +61,32 @@ class HostileInputEndToEndTest {
         attach_window: PT1H
       """;
 
+  /** Tools whose host is an argument (no credential, so they load): one side-effecting, one read. */
+  static final String NOTIFY_HOST = """
+      tool: notify_host
+      description: Notify a host the agent names (test tool).
+      input_schema:
+        type: object
+        required: [host]
+        properties:
+          host: {type: string}
+      channel: http
+      http:
+        method: POST
+        url: http://{{host}}:8766/v1/notifications
+      replay:
+        class: irreversible
+      """;
+  static final String READ_HOST = NOTIFY_HOST.replace("notify_host", "read_host").replace("POST", "GET")
+      .replace("irreversible", "read_only");
+
   private static GatewayHarness h;
   private static McpClient client;
 
   @BeforeAll
   static void start() throws Exception {
-    h = new GatewayHarness(true, Duration.ofSeconds(30), Map.of("record_amount.yaml", RECORD_AMOUNT));
+    h = new GatewayHarness(true, Duration.ofSeconds(30), Map.of("record_amount.yaml", RECORD_AMOUNT,
+        "notify_host.yaml", NOTIFY_HOST, "read_host.yaml", READ_HOST));
     client = h.client();
   }
 
@@ -113,6 +133,24 @@ class HostileInputEndToEndTest {
     }
     assertEquals(before, executions(), "no execution was started");
     assertEquals(sent, ledger("/v1/releases").size(), "nothing reached the target");
+  }
+
+  /** A host no URL can carry is the agent's mistake: an invalid-arguments result, never an HTTP 500; nothing started. */
+  @Test
+  void anArgumentThatCannotBeAUrlsHostIsAnInvalidArgumentsResultNotAServerError() throws Exception {
+    int before = executions();
+    int id = 700;
+    for (String tool : List.of("notify_host", "read_host")) {
+      for (String host : List.of("a b", "", "exa_mple", "[::1")) {
+        HttpResponse<String> r = client.post(McpClient.callBody(id++, tool, JSON.createObjectNode().put("host", host)));
+        assertEquals(200, r.statusCode(), tool + " host '" + host + "': " + r.body());
+        JsonNode m = JSON.readTree(r.body());
+        assertTrue(m.at("/result/isError").asBoolean(), tool + " host '" + host + "': " + m);
+        assertEquals("Invalid arguments for " + tool + ": host: the value makes no URL with a host (http.url)",
+            m.at("/result/content/0/text").asText(), tool + " host '" + host + "': " + m);
+      }
+    }
+    assertEquals(before, executions(), "no execution was started");
   }
 
   /** The budget's edge is still a call the workflow can carry: no workflow task over Temporal's limits. */

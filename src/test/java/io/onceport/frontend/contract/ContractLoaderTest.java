@@ -367,6 +367,54 @@ class ContractLoaderTest {
   }
 
   @Test
+  void aCredentialGoesToAnArgumentChosenHostOnlyWhenTheContractSaysDynamicHost() throws Exception {
+    String schema = "input_schema:\n  type: object\n  properties:\n    host: {type: string}\n    port: {type: string}\n";
+    write("h.yaml", "tool: h\n" + schema + """
+        channel: http
+        http:
+          method: POST
+          url: 'https://{{host}}/v1/releases'
+          credential: deploy-api
+        replay: {class: irreversible}
+        """);
+    write("p.yaml", "tool: p\n" + schema + """
+        channel: http
+        http:
+          method: POST
+          url: 'https://api.example.com{{host}}/v1'
+          credential: deploy-api
+        replay:
+          class: status_query
+          status: {method: GET, url: 'https://api.example.com:{{port}}/v1/{{execution_id}}', completed_when: [200], not_executed_when: [404]}
+        """);
+    ContractLoadException e = assertThrows(ContractLoadException.class, () -> new ContractLoader().load(tmp));
+    String refusal = ": the URL's host comes from an argument and the request carries credential deploy-api: the agent "
+        + "would choose where the credential goes. Put the host in the contract, or say dynamic_host: true if every "
+        + "host an agent may name is meant to get it";
+    assertEquals(List.of(
+        tmp.resolve("h.yaml") + ":10: http.url" + refusal,
+        tmp.resolve("p.yaml") + ":10: http.url" + refusal,
+        tmp.resolve("p.yaml") + ":14: replay.status.url" + refusal), e.errors());
+
+    Files.writeString(tmp.resolve("h.yaml"), Files.readString(tmp.resolve("h.yaml")).replace("credential: deploy-api",
+        "credential: deploy-api\n  dynamic_host: true"));
+    Files.writeString(tmp.resolve("p.yaml"), Files.readString(tmp.resolve("p.yaml")).replace("credential: deploy-api",
+        "credential: deploy-api\n  dynamic_host: true"));
+    ContractSet set = new ContractLoader().load(tmp);
+    assertEquals("https://{{host}}/v1/releases", set.find("h").orElseThrow().http().url());
+    assertEquals(List.of(), set.warnings());
+
+    // Without a credential nothing secret travels: the host may come from an argument as before.
+    write("h.yaml", "tool: h\n" + schema + "channel: http\nhttp: {method: GET, url: 'https://{{host}}/x'}\n"
+        + "replay: {class: read_only}\n");
+    write("p.yaml", "tool: p\n" + schema + "channel: http\nhttp: {method: GET, url: 'https://h/x', credential: c, "
+        + "dynamic_host: true}\nreplay: {class: read_only}\n");
+    set = new ContractLoader().load(tmp);
+    assertEquals(List.of(tmp.resolve("p.yaml") + ":8: http.dynamic_host: has no effect: no URL of this contract takes "
+        + "its host from an argument"), set.warnings());
+  }
+
+  @Test
   void variablesComeFromSetThenTheEnvironmentThenTheDefault() throws Exception {
     write("t.yaml", "tool: t\n" + SCHEMA + """
         description: "costs $${PRICE} on ${HOST}"
@@ -475,7 +523,7 @@ class ContractLoaderTest {
     write("t.yaml", HTTP_TOOL + "  timout: null\nreplay: {class: read_only}\n");
     ContractLoadException e = assertThrows(ContractLoadException.class, () -> new ContractLoader().load(tmp));
     assertEquals(List.of(tmp.resolve("t.yaml") + ":10: http.timout: unknown field (did you mean 'timeout'?); known: method, url, "
-        + "body, headers, idempotency_header, credential, timeout"), e.errors());
+        + "body, headers, idempotency_header, credential, dynamic_host, timeout"), e.errors());
   }
 
   @Test
