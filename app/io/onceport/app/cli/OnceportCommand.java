@@ -1,5 +1,6 @@
 package io.onceport.app.cli;
 
+import io.onceport.shared.cli.CommandName;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -30,6 +31,7 @@ import picocli.CommandLine.Command;
       ApprovalCommands.DenyCommand.class,
       SessionsCommand.class,
       KeysCommand.class,
+      TemporalCommand.class,
     })
 public final class OnceportCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -41,6 +43,8 @@ public final class OnceportCommand implements Runnable {
 
   public static CommandLine commandLine() {
     CommandLine cl = new CommandLine(new OnceportCommand());
+    // Usage and hints name the program as it was invoked (bin/onceport from a clone).
+    cl.setCommandName(CommandName.get());
     cl.setExecutionExceptionHandler(new CliErrors());
     return cl;
   }

@@ -158,8 +158,9 @@ final class RoleCommands {
         closeAll(running);
         throw e instanceof CliException ? e : new CliException(e.getMessage());
       }
-      spec.commandLine().getOut().printf("onceport: MCP endpoint http://%s:%d/mcp — %d tools, Temporal %s%n",
-          settings.listen().host(), front.port(), tools.size(), common.temporal.target());
+      // No wait for readiness: a worker may be started after its front end; /readyz follows it.
+      spec.commandLine().getOut().printf("onceport: MCP endpoint http://%s:%d/mcp — %d tools, Temporal %s — %s%n",
+          settings.listen().host(), front.port(), tools.size(), common.temporal.target(), front.readiness().evaluate().summary());
       spec.commandLine().getOut().flush();
       runUntilStopped(running);
       return 0;

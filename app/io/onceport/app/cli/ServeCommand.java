@@ -2,6 +2,7 @@ package io.onceport.app.cli;
 
 import io.onceport.activity.vault.VaultService;
 import io.onceport.frontend.contract.ContractSet;
+import io.onceport.frontend.ops.HealthChecks;
 import io.onceport.frontend.ops.Metrics;
 import io.onceport.app.runtime.FrontendRuntime;
 import io.onceport.app.runtime.FrontendSettings;
@@ -9,6 +10,7 @@ import io.onceport.app.runtime.HostPort;
 import io.onceport.app.runtime.StartupChecks;
 import io.onceport.app.runtime.WorkerRuntime;
 import io.onceport.app.engine.LocalEngine;
+import io.onceport.app.engine.TemporalCliInstaller;
 import io.onceport.app.engine.TemporalCliServer;
 import io.onceport.frontend.temporal.TemporalConnection;
 import io.onceport.app.engine.WorkerTuning;
@@ -17,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -81,7 +84,7 @@ public final class ServeCommand implements Callable<Integer> {
     FrontendSettings settings = frontend.settings(common.sessionAuthorization);
     LocalEngine.Mode mode = engineMode(engine);
     WorkerTuning workerTuning = tuning.tuning();
-    LocalEngine.Choice choice = common.temporal.chosen() ? null : chooseEngine(mode);
+    LocalEngine.Choice choice = common.temporal.chosen() ? null : chooseEngine(mode, err);
     ContractSet tools = contractOptions.load(frontend.contracts, "--contracts DIR");
     tools.warnings().forEach(w -> err.println("onceport: warning: " + w));
     // Before any engine starts: a busy port or a data dir in use is one line, at once.
@@ -93,25 +96,23 @@ public final class ServeCommand implements Callable<Integer> {
     List<AutoCloseable> running = new ArrayList<>();
     Metrics metrics = new Metrics();
     String target;
-    String engineNote;
+    LocalEngine local = null;
     try {
       if (useCluster) {
         target = parse("--temporal", common.temporal.target()).toString();
-        engineNote = "";
       } else {
-        LocalEngine local = startLocalEngine(choice, mode, settings, running, err);
+        local = startLocalEngine(choice, mode, settings, running, err);
         if (local.uiUrl().isPresent() && codecEndpoint(settings) != null) {
           settings = settings.withCodecUiOrigin(local.uiUrl().get());
         }
         target = local.target();
-        engineNote = " " + local.describe();
       }
       // Sticky even on an embedded engine: this worker lives and dies with it in this JVM (LocalEngine#nonSticky).
       TemporalConnection connection = common.connect(target, false, metrics);
       running.add(connection);
-      connection.registerSearchAttributes();
+      registerSearchAttributes(connection, err);
       FrontendRuntime front = startRoles(connection, vault, workerTuning, tools, settings, metrics, running);
-      printEndpoint(out, settings, front, tools, target, engineNote);
+      printEndpoint(out, settings, front, tools, target, local);
     } catch (CliException e) {
       RoleCommands.closeAll(running);
       throw e;
@@ -137,16 +138,43 @@ public final class ServeCommand implements Callable<Integer> {
     return front;
   }
 
-  /** The line serve prints once it listens: where, with which tools, engine, namespace, task queue and data. */
+  /**
+   * What serve prints once it listens: the engine and where the rest is, then the start-up line —
+   * short, the MCP URL and the engine, ending in {@code ready} (or {@code not ready: <why> (fix:
+   * <command>)}), as {@code /readyz} says.
+   */
   private void printEndpoint(PrintWriter out, FrontendSettings settings, FrontendRuntime front, ContractSet tools,
-      String target, String engineNote) {
+      String target, LocalEngine local) throws InterruptedException {
     HostPort mcp = settings.listen();
-    out.printf("onceport: MCP endpoint http://%s:%d/mcp — %d tools from %s, Temporal %s%s (namespace %s, task queue %s), "
-            + "session authorization %s, data %s%n",
-        mcp.host().contains(":") ? "[" + mcp.host() + "]" : mcp.host(), front.port(), tools.size(), frontend.contracts, target,
-        engineNote, common.namespace(), common.taskQueue, common.sessionAuthorization, common.data().toAbsolutePath().normalize());
+    String engineWord = local == null ? "Temporal at " + target
+        : local.kind() == LocalEngine.Kind.EMBEDDED ? "embedded (in memory)" : "temporal-cli (durable)";
+    if (local != null) {
+      out.println("onceport: engine " + local.describe());
+    }
+    out.printf("onceport: %d tools from %s, Temporal %s (namespace %s, task queue %s), session authorization %s, data %s%n",
+        tools.size(), frontend.contracts, target, common.namespace(), common.taskQueue, common.sessionAuthorization,
+        common.data().toAbsolutePath().normalize());
+    HealthChecks.Report ready = front.awaitReady(READY_WITHIN);
+    out.printf("onceport: MCP endpoint http://%s:%d/mcp, engine %s — %s%n",
+        mcp.host().contains(":") ? "[" + mcp.host() + "]" : mcp.host(), front.port(), engineWord, ready.summary());
     out.flush();
   }
+
+  /**
+   * Registers the search attributes where this process may (its own engine, or a cluster that
+   * lets it); where it may not, serve still starts and its start-up line and {@code /readyz} say
+   * not ready, naming {@code temporal setup}.
+   */
+  private static void registerSearchAttributes(TemporalConnection connection, PrintWriter err) {
+    try {
+      connection.registerSearchAttributes();
+    } catch (IllegalStateException e) {
+      err.println("onceport: warning: " + e.getMessage());
+    }
+  }
+
+  /** How long serve waits for its own worker to poll before its start-up line says "not ready" and why. */
+  static final Duration READY_WITHIN = Duration.ofSeconds(30);
 
   /**
    * The UI (in the operator's browser) decodes payloads through this front end's codec server:
@@ -164,8 +192,9 @@ public final class ServeCommand implements Callable<Integer> {
         false, codecEndpoint(settings), Duration.ofSeconds(60)));
     running.add(local);
     if (local.kind() == LocalEngine.Kind.EMBEDDED && mode == LocalEngine.Mode.AUTO) {
-      err.println("onceport: note: the embedded engine keeps every execution in memory and loses them when serve stops; "
-          + "for a serve that runs for days, " + LocalEngine.INSTALL_HINT);
+      // One line: what the embedded engine costs, and why it runs (no binary, or the install failed).
+      err.println("onceport: note: the embedded engine keeps every execution in memory and loses them when serve stops ("
+          + choice.why() + ")");
     }
     return local;
   }
@@ -178,10 +207,24 @@ public final class ServeCommand implements Callable<Integer> {
     }
   }
 
-  /** The engine {@code mode} names, given what is installed; a CLI error for temporal-cli without the binary. */
-  static LocalEngine.Choice chooseEngine(LocalEngine.Mode mode) {
+  /**
+   * The engine {@code mode} names, given what is installed; a CLI error for temporal-cli without the
+   * binary. Under auto with no binary, {@code bin/onceport} installs it first ({@link TemporalCliInstaller});
+   * when that cannot be had (offline) serve falls back to the embedded engine and says why.
+   */
+  static LocalEngine.Choice chooseEngine(LocalEngine.Mode mode, PrintWriter err) {
     try {
-      return LocalEngine.choose(mode, TemporalCliServer.findBinary());
+      Optional<Path> binary = TemporalCliServer.findBinary();
+      Optional<Path> installer = TemporalCliInstaller.configured();
+      if (mode == LocalEngine.Mode.AUTO && binary.isEmpty() && installer.isPresent()) {
+        TemporalCliInstaller.Result installed = TemporalCliInstaller.install(installer.get(), err);
+        if (installed.binary().isEmpty()) {
+          return new LocalEngine.Choice(LocalEngine.Kind.EMBEDDED, Optional.empty(), "auto: the Temporal CLI could not be "
+              + "installed (" + installed.why() + "); --engine embedded skips the attempt");
+        }
+        return new LocalEngine.Choice(LocalEngine.Kind.TEMPORAL_CLI, installed.binary(), "auto: " + installed.why());
+      }
+      return LocalEngine.choose(mode, binary);
     } catch (IllegalArgumentException e) {
       throw new CliException(e.getMessage());
     }

@@ -21,6 +21,10 @@ import io.onceport.frontend.mcp.McpServer;
 import io.onceport.frontend.ops.HealthChecks;
 import io.onceport.frontend.ops.Metrics;
 import io.onceport.frontend.ops.OpsRoutes;
+import io.onceport.frontend.ops.Readiness;
+import io.onceport.frontend.ops.ReadyGateway;
+import io.onceport.frontend.temporal.EngineReadiness;
+import io.onceport.shared.cli.CommandName;
 import io.onceport.frontend.read.DirectReads;
 import io.onceport.frontend.temporal.ExecutionDirectory;
 import io.onceport.frontend.temporal.TemporalConnection;
@@ -46,11 +50,14 @@ import java.util.concurrent.TimeUnit;
 public final class FrontendRuntime implements AutoCloseable {
   private final McpServer server;
   private final TemporalExecutionGateway gateway;
+  private final Readiness readiness;
   private final ScheduledExecutorService reviewsCounter;
 
-  private FrontendRuntime(McpServer server, TemporalExecutionGateway gateway, ScheduledExecutorService reviewsCounter) {
+  private FrontendRuntime(McpServer server, TemporalExecutionGateway gateway, Readiness readiness,
+      ScheduledExecutorService reviewsCounter) {
     this.server = server;
     this.gateway = gateway;
+    this.readiness = readiness;
     this.reviewsCounter = reviewsCounter;
   }
 
@@ -90,16 +97,14 @@ public final class FrontendRuntime implements AutoCloseable {
     TemporalExecutionGateway gateway = new TemporalExecutionGateway(
         connection, directory, taskQueue, preparation, frontEndId(), metrics);
     AgentRegistry agents = new AgentRegistry(dataDir);
-    HealthChecks checks = new HealthChecks()
-        .add("temporal", HealthChecks.temporalReachable(connection.stubs()))
-        .add("contracts", () -> contracts.size() > 0);
+    Readiness readiness = new Readiness(checks(connection, taskQueue, dataDir, contracts));
     // The codec server answers operators only (a codec token derived from an operator key, see
     // OperatorRegistry); agent tokens are never accepted. Its /decode shows plain payloads as they are.
     OperatorRegistry operators = new OperatorRegistry(dataDir);
     CodecServer codec = new CodecServer(AesGcmPayloadCodec.forDisplay(KeyRing.loadOrCreate(dataDir)),
         token -> !settings.codecAuth() || operators.authenticateCodecToken(token).isPresent(),
         settings.codecUiOrigins(), CodecServer.DEFAULT_PREFIX);
-    OpsRoutes ops = new OpsRoutes(metrics, checks);
+    OpsRoutes ops = new OpsRoutes(metrics, readiness);
     McpConfig config = McpConfig.newBuilder()
         .listenHost(settings.listen().host()).listenPort(settings.listen().port())
         .allowAnonymous(settings.allowAnonymous())
@@ -116,8 +121,37 @@ public final class FrontendRuntime implements AutoCloseable {
           ops.register(routes);
         })
         .build();
-    McpServer server = new McpServer(config, gateway, agents::authenticate).start();
-    return new FrontendRuntime(server, gateway, reviewsGauge(metrics, directory));
+    McpServer server = new McpServer(config, new ReadyGateway(gateway, readiness), agents::authenticate).start();
+    return new FrontendRuntime(server, gateway, readiness, reviewsGauge(metrics, directory));
+  }
+
+  /**
+   * What a call needs, each a {@code /readyz} check: Temporal answers, the namespace exists, the
+   * search attributes are registered, a worker polls the task queue, the payload keys load, and
+   * there are contracts to call.
+   */
+  static HealthChecks checks(TemporalConnection connection, String taskQueue, Path dataDir, ContractSet contracts) {
+    EngineReadiness engine = new EngineReadiness(connection, taskQueue);
+    return new HealthChecks()
+        .add("temporal", HealthChecks.temporalReachable(connection.stubs()))
+        .addVerdict("namespace", "temporal", engine::namespace)
+        .addVerdict("search_attributes", "temporal", engine::searchAttributes)
+        .addVerdict("worker", "temporal", engine::workerPolling)
+        .addVerdict("payload_keys", () -> payloadKeys(dataDir))
+        .addVerdict("contracts", () -> contracts.size() > 0 ? HealthChecks.Verdict.OK : HealthChecks.Verdict.blocking(
+            "no tool contracts loaded (see --contracts DIR)", null));
+  }
+
+  /** The payload keys load (a front end encrypts every call's input with them). */
+  private static HealthChecks.Verdict payloadKeys(Path dataDir) {
+    try {
+      KeyRing.load(dataDir);
+      return HealthChecks.Verdict.OK;
+    } catch (IllegalStateException e) {
+      return HealthChecks.Verdict.blocking(e.getMessage(), "copy the keys directory "
+          + KeyRing.directory(dataDir).toAbsolutePath().normalize() + " from the gateway's data dir (or start the first "
+          + CommandName.command("serve") + " there)");
+    }
   }
 
   /** Counts the executions waiting for an operator every 15 s, for the {@code reviews waiting} gauge. */
@@ -174,6 +208,25 @@ public final class FrontendRuntime implements AutoCloseable {
 
   public int port() {
     return server.port();
+  }
+
+  /**
+   * Evaluates readiness until it is ready or {@code within} has passed (a worker started with
+   * this front end polls within moments), and returns the last report: what the start-up line says.
+   */
+  public HealthChecks.Report awaitReady(java.time.Duration within) throws InterruptedException {
+    long deadline = System.nanoTime() + within.toNanos();
+    HealthChecks.Report report = readiness.evaluate();
+    while (!report.ready() && System.nanoTime() < deadline) {
+      Thread.sleep(200);
+      report = readiness.evaluate();
+    }
+    return report;
+  }
+
+  /** What {@code /readyz} reports and calls are gated on. */
+  public Readiness readiness() {
+    return readiness;
   }
 
   public TemporalExecutionGateway gateway() {

@@ -15,10 +15,19 @@ public final class OpsRoutes {
 
   private final Metrics metrics;
   private final HealthChecks checks;
+  private final Readiness readiness;
 
   public OpsRoutes(Metrics metrics, HealthChecks checks) {
     this.metrics = Objects.requireNonNull(metrics, "metrics == null");
     this.checks = Objects.requireNonNull(checks, "checks == null");
+    this.readiness = null;
+  }
+
+  /** With {@code /readyz} evaluated through {@code readiness}, so a change it sees is logged once and gates calls. */
+  public OpsRoutes(Metrics metrics, Readiness readiness) {
+    this.metrics = Objects.requireNonNull(metrics, "metrics == null");
+    this.readiness = Objects.requireNonNull(readiness, "readiness == null");
+    this.checks = readiness.checks();
   }
 
   /** Registers the routes, e.g. {@code Javalin.create(cfg -> opsRoutes.register(cfg.routes))}. */
@@ -39,10 +48,11 @@ public final class OpsRoutes {
   }
 
   Response readyz() {
-    HealthChecks.Report report = checks.evaluate();
+    HealthChecks.Report report = readiness != null ? readiness.evaluate() : checks.evaluate();
     ObjectNode body = JSON.createObjectNode().put("status", report.ready() ? "ready" : "not ready");
     if (!report.ready()) {
       report.failing().forEach(body.putArray("failing")::add);
+      report.firstProblem().filter(v -> v.fix() != null).ifPresent(v -> body.put("reason", v.reason()).put("fix", v.fix()));
     }
     ObjectNode detail = body.putObject("checks");
     report.checks().forEach(detail::put);

@@ -8,6 +8,7 @@ import io.grpc.ForwardingClientCall;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.onceport.shared.cli.CommandName;
 import io.onceport.workflow.execution.ExecutionSearchAttributes;
 import io.temporal.api.enums.v1.IndexedValueType;
 import io.temporal.api.operatorservice.v1.AddSearchAttributesRequest;
@@ -167,8 +168,8 @@ public final class TemporalConnection implements AutoCloseable {
           Status.Code code = e.getStatus().getCode();
           if (code != Status.Code.ALREADY_EXISTS && !String.valueOf(e.getStatus().getDescription()).contains("already")) {
             throw new IllegalStateException("cannot register search attribute " + name + " in namespace " + namespace
-                + ": " + shortReason(e) + "; register it with: temporal operator search-attribute create --namespace "
-                + namespace + " --name " + name + " --type Keyword", e);
+                + ": " + shortReason(e) + "; register them with: " + CommandName.command("temporal setup --temporal " + target
+                + " --namespace " + namespace), e);
           }
         }
       }

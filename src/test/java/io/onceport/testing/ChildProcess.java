@@ -70,6 +70,9 @@ public final class ChildProcess implements AutoCloseable {
     List<String> command = javaCommand();
     command.addAll(List.of(args));
     ProcessBuilder builder = new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true);
+    // Never a network install of the Temporal CLI unless a test asks for one (bin/onceport sets these).
+    builder.environment().remove("ONCEPORT_TEMPORAL_INSTALLER");
+    builder.environment().remove("ONCEPORT_INVOKED_AS");
     env.forEach((k, v) -> {
       if (v == null) {
         builder.environment().remove(k);

