@@ -105,8 +105,9 @@ final class RoleCommands {
       List<AutoCloseable> running = new ArrayList<>();
       Metrics metrics = new Metrics();
       running.add(metrics);
+      TemporalConnection connection;
       try {
-        TemporalConnection connection = RoleOptions.connectRetrying(common, common.temporal.target(), embeddedEngine, metrics, "worker");
+        connection = RoleOptions.connectRetrying(common, common.settings(), embeddedEngine, metrics, "worker");
         running.add(connection);
         running.add(WorkerRuntime.start(connection, common.taskQueue, common.data(), vault, common.sessionAuthorization,
             worker.approvalTimeout, worker.journalWriter, workerTuning));
@@ -120,8 +121,8 @@ final class RoleCommands {
         closeAll(running);
         throw e instanceof CliException ? e : new CliException(e.getMessage());
       }
-      spec.commandLine().getOut().println("onceport: worker on task queue " + common.taskQueue + " at " + common.temporal.target()
-          + " (namespace " + common.namespace() + ")");
+      spec.commandLine().getOut().println("onceport: worker on task queue " + common.taskQueue + " at Temporal "
+          + connection.describe());
       spec.commandLine().getOut().flush();
       runUntilStopped(running);
       return 0;
@@ -149,8 +150,9 @@ final class RoleCommands {
       Metrics metrics = new Metrics();
       running.add(metrics);
       FrontendRuntime front;
+      TemporalConnection connection;
       try {
-        TemporalConnection connection = RoleOptions.connectRetrying(common, common.temporal.target(), false, metrics, "frontend");
+        connection = RoleOptions.connectRetrying(common, common.settings(), false, metrics, "frontend");
         running.add(connection);
         front = FrontendRuntime.start(connection, common.taskQueue, common.data(), tools, settings, metrics);
         running.add(front);
@@ -160,7 +162,7 @@ final class RoleCommands {
       }
       // No wait for readiness: a worker may be started after its front end; /readyz follows it.
       spec.commandLine().getOut().printf("onceport: MCP endpoint http://%s:%d/mcp — %d tools, Temporal %s — %s%n",
-          settings.listen().host(), front.port(), tools.size(), common.temporal.target(), front.readiness().evaluate().summary());
+          settings.listen().host(), front.port(), tools.size(), connection.describe(), front.readiness().evaluate().summary());
       spec.commandLine().getOut().flush();
       runUntilStopped(running);
       return 0;

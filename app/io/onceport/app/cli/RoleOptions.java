@@ -8,6 +8,10 @@ import io.onceport.frontend.ops.Metrics;
 import io.onceport.app.runtime.FrontendSettings;
 import io.onceport.app.runtime.HostPort;
 import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.frontend.temporal.connect.ClientSettings;
+import io.onceport.frontend.temporal.connect.TemporalConnectException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -65,12 +69,26 @@ final class RoleOptions {
       return temporal.namespace();
     }
 
-    TemporalConnection connect(String target, boolean embeddedEngine, Metrics metrics) {
+    /** The cluster's settings: every source in order of precedence (see {@link TemporalOptions}). */
+    ClientSettings settings() {
+      return temporal.settings();
+    }
+
+    /**
+     * Connects with {@code settings}; a failure is a {@link CliException} whose cause is the
+     * {@link TemporalConnectException} (retryable or a setting to fix).
+     */
+    TemporalConnection connect(ClientSettings settings, boolean embeddedEngine, Metrics metrics) {
       try {
-        return TemporalConnection.connect(ServeCommand.parse("--temporal", target).toString(), namespace(), embeddedEngine,
-            Payloads.dataConverter(payloadEncryption.equals("on"), data()), Duration.ofSeconds(10), metrics.metricsScope());
+        HostPort.parse(settings.address().value());
+      } catch (IllegalArgumentException e) {
+        throw new CliException(settings.address().source() + ": " + e.getMessage());
+      }
+      try {
+        return TemporalConnection.connect(settings, embeddedEngine, Payloads.dataConverter(payloadEncryption.equals("on"), data()),
+            Duration.ofSeconds(10), metrics.metricsScope(), List.of());
       } catch (IllegalStateException e) {
-        throw new CliException(e.getMessage());
+        throw new CliException(e.getMessage(), e);
       }
     }
   }
@@ -79,21 +97,23 @@ final class RoleOptions {
    * Connects as {@link Common#connect} does, but keeps retrying an unreachable Temporal with
    * exponential backoff (1 s doubling to 15 s between attempts) and logs every failed attempt:
    * a worker or front end started before its engine, or under load, waits for it instead of
-   * exiting. Returns once connected; only stopping the process ends the wait.
+   * exiting. Returns once connected; only stopping the process ends the wait. A setting to fix
+   * (a wrong CA, a missing client certificate, TLS on or off, a refused API key) is not retried:
+   * it fails at once with its one-line error.
    */
-  static TemporalConnection connectRetrying(Common common, String target, boolean embeddedEngine, Metrics metrics, String role)
-      throws InterruptedException {
-    org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger("io.onceport." + role);
+  static TemporalConnection connectRetrying(Common common, ClientSettings settings, boolean embeddedEngine, Metrics metrics,
+      String role) throws InterruptedException {
+    Logger log = LoggerFactory.getLogger("io.onceport." + role);
     long pauseMillis = 1000;
     for (int attempt = 1; ; attempt++) {
       try {
-        TemporalConnection c = common.connect(target, embeddedEngine, metrics);
+        TemporalConnection c = common.connect(settings, embeddedEngine, metrics);
         if (attempt > 1) {
-          log.info("connected to Temporal at {} after {} attempts", target, attempt);
+          log.info("connected to Temporal at {} after {} attempts", settings.address().value(), attempt);
         }
         return c;
       } catch (CliException e) {
-        if (!e.getMessage().startsWith("cannot reach Temporal")) {
+        if (!retryable(e)) {
           throw e;
         }
         log.warn("{}; retrying in {} s (attempt {}; the {} keeps trying until it is stopped)",
@@ -102,6 +122,14 @@ final class RoleOptions {
         pauseMillis = Math.min(15_000, pauseMillis * 2);
       }
     }
+  }
+
+  /** Temporal not answering (yet) — not a setting to fix, which a retry would only repeat. */
+  private static boolean retryable(CliException e) {
+    if (e.getCause() instanceof TemporalConnectException t) {
+      return t.retryable();
+    }
+    return e.getMessage() != null && e.getMessage().startsWith("cannot reach Temporal");
   }
 
   /** The worker role: approvals, the vault, journal segments. */

@@ -13,6 +13,7 @@ import io.onceport.app.engine.LocalEngine;
 import io.onceport.app.engine.TemporalCliInstaller;
 import io.onceport.app.engine.TemporalCliServer;
 import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.frontend.temporal.connect.ClientSettings;
 import io.onceport.app.engine.WorkerTuning;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -95,24 +96,24 @@ public final class ServeCommand implements Callable<Integer> {
 
     List<AutoCloseable> running = new ArrayList<>();
     Metrics metrics = new Metrics();
-    String target;
     LocalEngine local = null;
     try {
+      ClientSettings temporal;
       if (useCluster) {
-        target = parse("--temporal", common.temporal.target()).toString();
+        temporal = common.settings();
       } else {
         local = startLocalEngine(choice, mode, settings, running, err);
         if (local.uiUrl().isPresent() && codecEndpoint(settings) != null) {
           settings = settings.withCodecUiOrigin(local.uiUrl().get());
         }
-        target = local.target();
+        temporal = ClientSettings.plaintext(local.target(), common.namespace());
       }
       // Sticky even on an embedded engine: this worker lives and dies with it in this JVM (LocalEngine#nonSticky).
-      TemporalConnection connection = common.connect(target, false, metrics);
+      TemporalConnection connection = common.connect(temporal, false, metrics);
       running.add(connection);
       registerSearchAttributes(connection, err);
       FrontendRuntime front = startRoles(connection, vault, workerTuning, tools, settings, metrics, running);
-      printEndpoint(out, settings, front, tools, target, local);
+      printEndpoint(out, settings, front, tools, connection, local);
     } catch (CliException e) {
       RoleCommands.closeAll(running);
       throw e;
@@ -141,19 +142,20 @@ public final class ServeCommand implements Callable<Integer> {
   /**
    * What serve prints once it listens: the engine and where the rest is, then the start-up line —
    * short, the MCP URL and the engine, ending in {@code ready} (or {@code not ready: <why> (fix:
-   * <command>)}), as {@code /readyz} says.
+   * <command>)}), as {@code /readyz} says. The Temporal connection is named by address, namespace and
+   * kind of authentication, never a secret.
    */
   private void printEndpoint(PrintWriter out, FrontendSettings settings, FrontendRuntime front, ContractSet tools,
-      String target, LocalEngine local) throws InterruptedException {
+      TemporalConnection connection, LocalEngine local) throws InterruptedException {
     HostPort mcp = settings.listen();
-    String engineWord = local == null ? "Temporal at " + target
+    String engineWord = local == null ? "Temporal at " + connection.target()
         : local.kind() == LocalEngine.Kind.EMBEDDED ? "embedded (in memory)" : "temporal-cli (durable)";
     if (local != null) {
       out.println("onceport: engine " + local.describe());
     }
-    out.printf("onceport: %d tools from %s, Temporal %s (namespace %s, task queue %s), session authorization %s, data %s%n",
-        tools.size(), frontend.contracts, target, common.namespace(), common.taskQueue, common.sessionAuthorization,
-        common.data().toAbsolutePath().normalize());
+    out.printf("onceport: %d tools from %s, Temporal %s (namespace %s, %s, task queue %s), session authorization %s, data %s%n",
+        tools.size(), frontend.contracts, connection.target(), connection.namespace(), connection.settings().auth().label(),
+        common.taskQueue, common.sessionAuthorization, common.data().toAbsolutePath().normalize());
     HealthChecks.Report ready = front.awaitReady(READY_WITHIN);
     out.printf("onceport: MCP endpoint http://%s:%d/mcp, engine %s — %s%n",
         mcp.host().contains(":") ? "[" + mcp.host() + "]" : mcp.host(), front.port(), engineWord, ready.summary());

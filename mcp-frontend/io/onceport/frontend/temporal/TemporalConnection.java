@@ -21,9 +21,14 @@ import io.temporal.serviceclient.OperatorServiceStubs;
 import io.temporal.serviceclient.OperatorServiceStubsOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
+import com.uber.m3.tally.Scope;
+import io.onceport.frontend.temporal.connect.ClientSettings;
+import io.onceport.frontend.temporal.connect.Connector;
+import io.onceport.frontend.temporal.connect.TemporalConnectException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -37,20 +42,18 @@ public final class TemporalConnection implements AutoCloseable {
       ExecutionSearchAttributes.SA_ACTOR.getName(),
       ExecutionSearchAttributes.SA_STATE.getName());
 
-  private final String target;
-  private final String namespace;
+  private final ClientSettings settings;
   private final WorkflowServiceStubs stubs;
   private final WorkflowClient client;
 
-  private TemporalConnection(String target, String namespace, WorkflowServiceStubs stubs, WorkflowClient client) {
-    this.target = target;
-    this.namespace = namespace;
+  private TemporalConnection(ClientSettings settings, WorkflowServiceStubs stubs, WorkflowClient client) {
+    this.settings = settings;
     this.stubs = stubs;
     this.client = client;
   }
 
   /**
-   * Connects and checks the server answers within {@code timeout}.
+   * Connects in plaintext and checks the server answers within {@code timeout}.
    *
    * @param nonSticky clear sticky attributes from workflow task completions: required on the
    *     embedded engine, whose sticky queues never time out (a killed worker would hang its
@@ -67,41 +70,57 @@ public final class TemporalConnection implements AutoCloseable {
    * or nowhere when null.
    */
   public static TemporalConnection connect(String target, String namespace, boolean nonSticky, DataConverter converter,
-      Duration timeout, com.uber.m3.tally.Scope metricsScope) {
+      Duration timeout, Scope metricsScope) {
     return connect(target, namespace, nonSticky, converter, timeout, metricsScope, List.of());
   }
 
   /**
-   * As {@link #connect(String, String, boolean, DataConverter, Duration, com.uber.m3.tally.Scope)}
-   * with further gRPC client interceptors on the connection (fault injection in tests: an engine
-   * hiccup on the front end's connection).
+   * As {@link #connect(String, String, boolean, DataConverter, Duration, Scope)} with further gRPC
+   * client interceptors on the connection (fault injection in tests: an engine hiccup on the front
+   * end's connection).
    */
   public static TemporalConnection connect(String target, String namespace, boolean nonSticky, DataConverter converter,
-      Duration timeout, com.uber.m3.tally.Scope metricsScope, List<ClientInterceptor> interceptors) {
-    WorkflowServiceStubsOptions.Builder options = WorkflowServiceStubsOptions.newBuilder().setTarget(target)
-        .setGrpcCompression(compressionFor(target));
+      Duration timeout, Scope metricsScope, List<ClientInterceptor> interceptors) {
+    return connect(ClientSettings.plaintext(target, namespace), nonSticky, converter, timeout, metricsScope, interceptors);
+  }
+
+  /**
+   * Connects with {@code settings} — Temporal's standard client configuration: TLS, mTLS, an API
+   * key, gRPC metadata — and checks the server answers within {@code timeout}.
+   *
+   * @throws TemporalConnectException one line: a setting to fix, or (retryable) Temporal not answering
+   */
+  public static TemporalConnection connect(ClientSettings settings, boolean nonSticky, DataConverter converter,
+      Duration timeout, Scope metricsScope, List<ClientInterceptor> interceptors) {
+    WorkflowServiceStubsOptions.Builder options = Connector.options(settings)
+        .setGrpcCompression(compressionFor(settings.address().value()));
     if (metricsScope != null) {
       options.setMetricsScope(metricsScope);
     }
-    List<ClientInterceptor> all = new java.util.ArrayList<>(interceptors);
+    List<ClientInterceptor> all = new ArrayList<>(interceptors);
     if (nonSticky) {
       all.add(new NonStickyInterceptor());
     }
     if (!all.isEmpty()) {
       options.setGrpcClientInterceptors(all);
     }
-    WorkflowServiceStubs stubs;
+    WorkflowServiceStubs stubs = WorkflowServiceStubs.newServiceStubs(options.build());
     try {
-      stubs = WorkflowServiceStubs.newConnectedServiceStubs(options.build(), timeout);
+      Connector.awaitAnswer(stubs, settings, timeout);
+      stubs.connect(timeout);
+    } catch (TemporalConnectException e) {
+      stubs.shutdownNow();
+      throw e;
     } catch (RuntimeException e) {
-      throw new IllegalStateException("cannot reach Temporal at " + target + ": " + shortReason(e)
+      stubs.shutdownNow();
+      throw new IllegalStateException("cannot reach Temporal at " + settings.address().value() + ": " + shortReason(e)
           + " (is `onceport serve` or a Temporal cluster running there? see --temporal)", e);
     }
-    WorkflowClientOptions.Builder clientOptions = WorkflowClientOptions.newBuilder().setNamespace(namespace);
+    WorkflowClientOptions.Builder clientOptions = WorkflowClientOptions.newBuilder().setNamespace(settings.namespace().value());
     if (converter != null) {
       clientOptions.setDataConverter(converter);
     }
-    return new TemporalConnection(target, namespace, stubs, WorkflowClient.newInstance(stubs, clientOptions.build()));
+    return new TemporalConnection(settings, stubs, WorkflowClient.newInstance(stubs, clientOptions.build()));
   }
 
   /**
@@ -156,20 +175,22 @@ public final class TemporalConnection implements AutoCloseable {
   /** Registers Onceport's search attributes; an attribute that already exists is fine. */
   public void registerSearchAttributes() {
     OperatorServiceStubs operator = OperatorServiceStubs.newServiceStubs(
-        OperatorServiceStubsOptions.newBuilder().setChannel(stubs.getRawChannel()).validateAndBuildWithDefaults());
+        Connector.credentials(OperatorServiceStubsOptions.newBuilder().setChannel(stubs.getRawChannel()), settings)
+            .validateAndBuildWithDefaults());
     try {
       for (String name : SEARCH_ATTRIBUTES) {
         try {
           operator.blockingStub().addSearchAttributes(AddSearchAttributesRequest.newBuilder()
-              .setNamespace(namespace)
+              .setNamespace(namespace())
               .putAllSearchAttributes(Map.of(name, IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD))
               .build());
         } catch (StatusRuntimeException e) {
           Status.Code code = e.getStatus().getCode();
           if (code != Status.Code.ALREADY_EXISTS && !String.valueOf(e.getStatus().getDescription()).contains("already")) {
-            throw new IllegalStateException("cannot register search attribute " + name + " in namespace " + namespace
-                + ": " + shortReason(e) + "; register them with: " + CommandName.command("temporal setup --temporal " + target
-                + " --namespace " + namespace), e);
+            throw new IllegalStateException("cannot register search attribute " + name + " in namespace " + namespace()
+                + ": " + shortReason(e) + "; register them with: " + CommandName.command("temporal setup --temporal " + target()
+                + " --namespace " + namespace()) + " (on Temporal Cloud: tcld namespace search-attributes add --namespace "
+                + namespace() + " --sa " + name + "=Keyword)", e);
           }
         }
       }
@@ -179,11 +200,21 @@ public final class TemporalConnection implements AutoCloseable {
   }
 
   public String target() {
-    return target;
+    return settings.address().value();
   }
 
   public String namespace() {
-    return namespace;
+    return settings.namespace().value();
+  }
+
+  /** How this connection was made: address, namespace, TLS, credentials (no secret). */
+  public ClientSettings settings() {
+    return settings;
+  }
+
+  /** "ADDRESS (namespace NS, AUTH)" for start-up lines: the kind of authentication, never a secret. */
+  public String describe() {
+    return settings.describe();
   }
 
   public WorkflowServiceStubs stubs() {

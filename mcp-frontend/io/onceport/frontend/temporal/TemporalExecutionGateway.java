@@ -105,6 +105,8 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
     WorkflowServiceStubsOptions base = connection.stubs().getOptions();
     this.onceStubs = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder(base)
         .setTarget(null)
+        .setSslContext(null) // the raw channel below carries the connection's TLS; its API key and metadata are kept
+        .setEnableHttps(false)
         .setChannel(connection.stubs().getRawChannel())
         .setRpcRetryOptions(RpcRetryOptions.newBuilder().setMaximumAttempts(1).validateBuildWithDefaults())
         .build());

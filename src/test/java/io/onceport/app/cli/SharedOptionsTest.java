@@ -103,6 +103,36 @@ class SharedOptionsTest {
     assertEquals(1, defaults.size(), defaults.toString());
     assertTrue(defaults.iterator().next().startsWith("${env:ONCEPORT_TEMPORAL:-127.0.0.1:7233}"), defaults.toString());
     assertEquals(Set.of("${env:ONCEPORT_NAMESPACE:-default}"), namespaces);
+    for (String command : withTemporal) {
+      CommandSpec spec = leaves().get(command);
+      for (String option : List.of("--profile", "--tls-cert", "--tls-key", "--tls-ca", "--tls-server-name", "--api-key-file")) {
+        assertTrue(spec.findOption(option) != null, command + " takes " + option);
+      }
+      assertTrue(spec.findOption("--api-key") == null, command + ": an API key is never a flag");
+    }
+  }
+
+  @Test
+  void temporalAddressReachesEveryRoleAndCommandBelowOnceportsOwnSettingsAndTheFlag() throws Exception {
+    Path work = Files.createDirectories(tmp.resolve("work"));
+    String standard = "127.0.0.1:" + Cluster.freePort();
+    String own = "127.0.0.1:" + Cluster.freePort();
+    String flag = "127.0.0.1:" + Cluster.freePort();
+    Map<String, String> env = new java.util.HashMap<>(Map.of("ONCEPORT_DATA", tmp.resolve("data").toString(),
+        "TEMPORAL_ADDRESS", standard, "TEMPORAL_NAMESPACE", "ns-standard"));
+    env.put("ONCEPORT_TEMPORAL", null);
+    List<String> listed = run(work, env, 1, "executions", "list");
+    assertTrue(String.join("\n", listed).contains("cannot reach Temporal at " + standard), listed.toString());
+    ChildProcess worker = ChildProcess.onceport(work, env, "worker", "--session-authorization", "auto");
+    try {
+      worker.awaitLine("retrying in", Duration.ofSeconds(60));
+      assertTrue(String.join("\n", worker.output()).contains("cannot reach Temporal at " + standard), worker.output().toString());
+    } finally {
+      worker.close();
+    }
+    env.put("ONCEPORT_TEMPORAL", own);
+    assertTrue(String.join("\n", run(work, env, 1, "executions", "list")).contains("cannot reach Temporal at " + own));
+    assertTrue(String.join("\n", run(work, env, 1, "executions", "list", "--temporal", flag)).contains("cannot reach Temporal at " + flag));
   }
 
   @Test
