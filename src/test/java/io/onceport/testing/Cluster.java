@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -57,9 +58,19 @@ public final class Cluster implements AutoCloseable {
 
   /** Starts a child process and remembers it for {@link #close}; does not wait. */
   public ChildProcess start(String... args) throws IOException {
-    ChildProcess p = ChildProcess.onceport(dir, args);
+    return start(Map.of(), args);
+  }
+
+  /** As {@link #start(String...)} with {@code env} set in (a null value: removed from) the child's environment. */
+  public ChildProcess start(Map<String, String> env, String... args) throws IOException {
+    ChildProcess p = ChildProcess.onceport(dir, env, args);
     started.add(p);
     return p;
+  }
+
+  /** Every child started so far (running or not), oldest first: their output is the deployment's logs. */
+  public List<ChildProcess> started() {
+    return List.copyOf(started);
   }
 
   /** {@code onceport worker} on the shared data dir with its own journal writer name. */
