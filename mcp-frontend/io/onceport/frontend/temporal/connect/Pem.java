@@ -53,7 +53,7 @@ final class Pem {
         return converter.getPrivateKey(info);
       }
       if (found instanceof PEMKeyPair pair) {
-        return converter.getKeyPair(pair).getPrivate();
+        return converter.getPrivateKey(pair.getPrivateKeyInfo()); // a SEC1 key may leave its public key out
       }
     } catch (IOException | RuntimeException e) {
       throw new IOException(source + " is not a PEM private key (" + e.getClass().getSimpleName() + ")", e);
