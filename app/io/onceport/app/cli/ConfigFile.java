@@ -25,6 +25,9 @@ import picocli.CommandLine.Model.OptionSpec;
  * serve:
  *   listen: 127.0.0.1:9000
  * </pre>
+ *
+ * <p>{@code auth:} is not option defaults but the OAuth resource-server settings ({@link AuthOptions},
+ * docs/auth.md).
  */
 final class ConfigFile implements CommandLine.IDefaultValueProvider {
   private final Path file;
@@ -99,5 +102,13 @@ final class ConfigFile implements CommandLine.IDefaultValueProvider {
 
   Path file() {
     return file;
+  }
+
+  /**
+   * A section that is not option defaults but structured settings (e.g. {@code auth:}, read by
+   * {@link AuthOptions}), or null when the file has none.
+   */
+  JsonNode section(String name) {
+    return root == null ? null : root.get(name);
   }
 }

@@ -1,5 +1,6 @@
 package io.onceport.app.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.onceport.shared.codec.Payloads;
 import io.onceport.activity.vault.VaultException;
 import io.onceport.activity.vault.VaultService;
@@ -16,8 +17,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import picocli.CommandLine;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** Options shared by {@code serve}, {@code worker} and {@code frontend}, as picocli mixins. */
 final class RoleOptions {
@@ -175,6 +179,10 @@ final class RoleOptions {
 
   /** The front-end role: the MCP listener and what it accepts. */
   static final class Frontend {
+    @Spec(Spec.Target.MIXEE) CommandSpec spec;
+
+    @Mixin AuthOptions auth;
+
     @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:8765",
         description = "MCP endpoint address (default: ${DEFAULT-VALUE}; loopback unless you mean otherwise).")
     String listen;
@@ -213,6 +221,12 @@ final class RoleOptions {
             + "or none (default: ${DEFAULT-VALUE}; 'none' only on a private network).")
     String codecAuth;
 
+    /** The config file's {@code auth:} section, or null. */
+    private JsonNode authSection() {
+      CommandLine cl = spec == null ? null : spec.commandLine();
+      return cl != null && cl.getDefaultValueProvider() instanceof ConfigFile file ? file.section("auth") : null;
+    }
+
     FrontendSettings settings(String sessionPolicy) {
       HostPort mcp = ServeCommand.parse("--listen", listen);
       if (allowAnonymous && !mcp.isLoopback()) {
@@ -233,7 +247,7 @@ final class RoleOptions {
         throw new CliException("--delivery-grace must be between PT0S and " + io.onceport.frontend.mcp.McpConfig.MAX_DELIVERY_GRACE);
       }
       return new FrontendSettings(mcp, callWait, allowedOrigins, allowAnonymous, sessionPolicy, codecUiOrigins,
-          codecAuth.equals("token"), hosts, deliveryGrace);
+          codecAuth.equals("token"), hosts, deliveryGrace, auth.settings(authSection()));
     }
   }
 }

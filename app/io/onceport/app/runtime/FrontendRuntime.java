@@ -10,6 +10,9 @@ import io.onceport.activity.http.HttpChannel;
 import io.onceport.shared.codec.KeyRing;
 import io.onceport.activity.operator.OperatorRegistry;
 import io.onceport.frontend.auth.AgentRegistry;
+import io.onceport.frontend.auth.Authenticator;
+import io.onceport.frontend.auth.oauth.OAuthAuthenticator;
+import io.onceport.frontend.auth.oauth.ProtectedResourceMetadata;
 import io.onceport.app.codec.CodecServer;
 import io.onceport.frontend.contract.ContractSet;
 import io.onceport.frontend.fingerprint.ArgumentValidator;
@@ -33,6 +36,7 @@ import io.onceport.frontend.temporal.TemporalSessionRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -105,6 +109,8 @@ public final class FrontendRuntime implements AutoCloseable {
         token -> !settings.codecAuth() || operators.authenticateCodecToken(token).isPresent(),
         settings.codecUiOrigins(), CodecServer.DEFAULT_PREFIX);
     OpsRoutes ops = new OpsRoutes(metrics, readiness);
+    McpServer[] bound = new McpServer[1];
+    OAuthAuthenticator oauth = oauth(settings, agents, bound);
     McpConfig config = McpConfig.newBuilder()
         .listenHost(settings.listen().host()).listenPort(settings.listen().port())
         .allowAnonymous(settings.allowAnonymous())
@@ -119,9 +125,14 @@ public final class FrontendRuntime implements AutoCloseable {
         .extraRoutes(routes -> {
           codec.register(routes);
           ops.register(routes);
+          if (oauth != null) {
+            new ProtectedResourceMetadata(oauth).register(routes);
+          }
         })
         .build();
-    McpServer server = new McpServer(config, new ReadyGateway(gateway, readiness), agents::authenticate).start();
+    McpServer server = new McpServer(config, new ReadyGateway(gateway, readiness),
+        oauth != null ? oauth : (Authenticator) agents::authenticate).start();
+    bound[0] = server;
     return new FrontendRuntime(server, gateway, readiness, reviewsGauge(metrics, directory));
   }
 
@@ -200,6 +211,26 @@ public final class FrontendRuntime implements AutoCloseable {
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
+  }
+
+  /**
+   * The OAuth resource server of {@code settings}, or null. Without a configured resource URI it is
+   * the loopback listener's {@code http://HOST:PORT/mcp}, read from {@code bound[0]} once it listens.
+   */
+  private static OAuthAuthenticator oauth(FrontendSettings settings, AgentRegistry agents, McpServer[] bound) {
+    if (settings.oauth() == null) {
+      return null;
+    }
+    if (settings.oauth().resource() == null && !settings.listen().isLoopback()) {
+      throw new IllegalArgumentException("listening on " + settings.listen() + " with OAuth needs the canonical resource URI "
+          + "clients reach this server at (auth.resource / --auth-resource, e.g. https://mcp.example.com/mcp)");
+    }
+    return new OAuthAuthenticator(settings.oauth(), agents::authenticate,
+        () -> bound[0] == null ? null : URI.create("http://" + urlHost(settings.listen().host()) + ":" + bound[0].port() + "/mcp"));
+  }
+
+  private static String urlHost(String host) {
+    return host.contains(":") ? "[" + host + "]" : host;
   }
 
   static String frontEndId() {

@@ -1,5 +1,6 @@
 package io.onceport.app.runtime;
 
+import io.onceport.frontend.auth.oauth.OAuthSettings;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -14,10 +15,13 @@ import java.util.Objects;
  *     the loopback names, and is refused when {@code listen} is not a loopback address
  * @param deliveryGrace how long after a final result was written a cancellation of its request still
  *     makes it "not delivered" ({@code --delivery-grace})
+ * @param oauth the OAuth resource-server settings ({@code auth:}, {@code --auth-*}; docs/auth.md), or
+ *     null when only static agent tokens are accepted
  */
 public record FrontendSettings(
     HostPort listen, Duration callWait, List<String> allowedOrigins, boolean allowAnonymous, String sessionPolicy,
-    List<String> codecUiOrigins, boolean codecAuth, List<String> allowedHosts, Duration deliveryGrace) {
+    List<String> codecUiOrigins, boolean codecAuth, List<String> allowedHosts, Duration deliveryGrace,
+    OAuthSettings oauth) {
   public FrontendSettings {
     Objects.requireNonNull(listen, "listen == null");
     Objects.requireNonNull(callWait, "callWait == null");
@@ -29,6 +33,19 @@ public record FrontendSettings(
       throw new IllegalArgumentException("listening on " + listen + ", which is not a loopback address, needs allowed hosts "
           + "(--allowed-host NAME)");
     }
+  }
+
+  /** Without OAuth: static agent tokens only. */
+  public FrontendSettings(HostPort listen, Duration callWait, List<String> allowedOrigins, boolean allowAnonymous,
+      String sessionPolicy, List<String> codecUiOrigins, boolean codecAuth, List<String> allowedHosts, Duration deliveryGrace) {
+    this(listen, callWait, allowedOrigins, allowAnonymous, sessionPolicy, codecUiOrigins, codecAuth, allowedHosts, deliveryGrace,
+        null);
+  }
+
+  /** These settings with OAuth access tokens accepted as {@code oauth} says (null: static tokens only). */
+  public FrontendSettings withOAuth(OAuthSettings oauth) {
+    return new FrontendSettings(listen, callWait, allowedOrigins, allowAnonymous, sessionPolicy, codecUiOrigins, codecAuth,
+        allowedHosts, deliveryGrace, oauth);
   }
 
   /** With the default delivery grace. */
@@ -47,7 +64,7 @@ public record FrontendSettings(
   /** These settings with another delivery grace. */
   public FrontendSettings withDeliveryGrace(Duration grace) {
     return new FrontendSettings(listen, callWait, allowedOrigins, allowAnonymous, sessionPolicy, codecUiOrigins, codecAuth,
-        allowedHosts, grace);
+        allowedHosts, grace, oauth);
   }
 
   /** These settings with {@code origin} also allowed to call the codec server (no duplicate). */
@@ -59,7 +76,7 @@ public record FrontendSettings(
     List<String> origins = new java.util.ArrayList<>(codecUiOrigins);
     origins.add(origin);
     return new FrontendSettings(listen, callWait, allowedOrigins, allowAnonymous, sessionPolicy, origins, codecAuth, allowedHosts,
-        deliveryGrace);
+        deliveryGrace, oauth);
   }
 
   /** Loopback on a free port, everything else default: for tests and benchmarks. */

@@ -2,7 +2,9 @@ package io.onceport.frontend.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.javalin.http.Context;
+import io.onceport.frontend.auth.Principal;
 import io.onceport.frontend.gateway.ExecutionGateway;
+import io.onceport.workflow.contract.ToolContract;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -27,9 +29,13 @@ final class McpController {
   private final StreamableHttp http;
   private final SessionRevision sessionRevision;
   private final MetadataRevision metadataRevision;
+  private final ExecutionGateway gateway;
+  private final Transport transport;
 
   McpController(McpConfig config, ExecutionGateway gateway, Transport transport) {
     this.config = config;
+    this.gateway = gateway;
+    this.transport = transport;
     this.graceTimer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "onceport-delivery-grace");
       t.setDaemon(true);
@@ -75,9 +81,22 @@ final class McpController {
       return Reply.NONE; // a response to nothing we asked: accepted, 202
     }
     Transport.checkIntentKey(ctx, call.method(), call.params(), call.id());
+    checkScope(ctx, call);
     Revision revision = MetadataRevision.claims(ctx, call, inBatch) ? metadataRevision : sessionRevision;
     Optional<Exchange> ex = revision.admit(ctx, actor, call, inBatch);
     return ex.isEmpty() ? Reply.NONE : revision.dispatch(ex.get(), accepts);
+  }
+
+  /** A {@code tools/call} of a contract tool needs a scope that allows it (OAuth tokens only; 403 otherwise). */
+  private void checkScope(Context ctx, JsonRpcMessage.Call call) {
+    Principal principal = ctx.attribute(StreamableHttp.PRINCIPAL);
+    if (principal == null || !principal.scoped() || !"tools/call".equals(call.method()) || call.params() == null) {
+      return;
+    }
+    ToolContract contract = ToolsHandler.contract(gateway, call.params().path("name").asText(""));
+    if (contract != null) { // unknown tools and the built-in status tool are answered by the handler as before
+      transport.checkScope(ctx, principal, contract.tool(), contract.replayClass().wireName(), call.id());
+    }
   }
 
   /** Decides the deliveries still in their grace now, then stops the timer. */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.javalin.http.Context;
 import io.javalin.http.HandlerType;
+import io.onceport.frontend.auth.Principal;
 import io.onceport.frontend.gateway.ExecutionGateway;
 import io.onceport.frontend.mcp.McpController.Reply;
 import io.onceport.workflow.execution.ExecutionRecord;
@@ -20,6 +21,8 @@ import java.util.List;
 final class StreamableHttp {
   /** Context attribute holding the authenticated actor, set by {@link #before}. */
   static final String ACTOR = "onceport.actor";
+  /** Context attribute holding the authenticated {@link Principal} (actor and scopes), set by {@link #before}. */
+  static final String PRINCIPAL = "onceport.principal";
   private static final Transport.Accepts JSON_ONLY = new Transport.Accepts(true, false, 1, 0, false);
 
   /** Answers one JSON-RPC message of a POST body. */
@@ -54,7 +57,9 @@ final class StreamableHttp {
    */
   void before(Context ctx) {
     transport.checkOrigin(ctx);
-    ctx.attribute(ACTOR, transport.authenticate(ctx));
+    Principal principal = transport.authenticate(ctx);
+    ctx.attribute(PRINCIPAL, principal);
+    ctx.attribute(ACTOR, principal.actor());
     HandlerType method = ctx.method();
     if (method.equals(HandlerType.POST)) {
       Transport.Accepts accepts = Transport.accepts(ctx);

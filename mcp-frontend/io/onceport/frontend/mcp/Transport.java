@@ -2,11 +2,12 @@ package io.onceport.frontend.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.javalin.http.Context;
+import io.onceport.frontend.auth.AuthenticationException;
 import io.onceport.frontend.auth.Authenticator;
+import io.onceport.frontend.auth.Principal;
 import io.onceport.frontend.fingerprint.IntentKeys;
 import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
 
 /**
  * HTTP-level checks every request passes before any JSON-RPC is read: Host and Origin (DNS
@@ -51,28 +52,55 @@ final class Transport {
     }
   }
 
-  /** The authenticated actor, or 401 with {@code WWW-Authenticate: Bearer}. */
-  String authenticate(Context ctx) {
+  /**
+   * The authenticated principal, or 401 with a {@code WWW-Authenticate: Bearer} challenge naming
+   * the protected-resource metadata when the server takes OAuth tokens (MCP authorization) and, for
+   * a presented token, {@code error="invalid_token"} with why (RFC 6750 §3). 503 when the token's
+   * issuer cannot be reached to check it.
+   */
+  Principal authenticate(Context ctx) {
     String h = ctx.header("Authorization");
     if (h == null || h.isBlank()) {
       if (config.allowAnonymous()) {
-        return ANONYMOUS;
+        return Principal.unscoped(ANONYMOUS);
       }
-      throw unauthorized(ctx, "Unauthorized: an Authorization: Bearer token is required");
+      throw unauthorized(ctx, null, "Unauthorized: an Authorization: Bearer token is required");
     }
     if (!h.regionMatches(true, 0, "Bearer ", 0, 7) || h.substring(7).isBlank()) {
-      throw unauthorized(ctx, "Unauthorized: the Authorization header must be 'Bearer <token>'");
+      throw unauthorized(ctx, AuthenticationException.invalidToken("the Authorization header must be 'Bearer <token>'"),
+          "Unauthorized: the Authorization header must be 'Bearer <token>'");
     }
-    Optional<String> actor = authenticator.actorFor(h.substring(7).trim());
-    if (actor.isEmpty()) {
-      throw unauthorized(ctx, "Unauthorized: unknown or revoked token");
+    try {
+      return authenticator.authenticate(h.substring(7).trim());
+    } catch (AuthenticationException e) {
+      if (AuthenticationException.UNAVAILABLE.equals(e.error())) {
+        throw McpException.http(503, McpException.TRANSPORT, "Service Unavailable: the token cannot be checked now: "
+            + e.getMessage(), null);
+      }
+      throw unauthorized(ctx, e, "Unauthorized: " + e.getMessage());
     }
-    return actor.get();
   }
 
-  private static McpException unauthorized(Context ctx, String message) {
-    ctx.header("WWW-Authenticate", "Bearer");
+  private McpException unauthorized(Context ctx, AuthenticationException problem, String message) {
+    ctx.header("WWW-Authenticate", BearerChallenge.of(problem == null ? null : problem.error(),
+        problem == null ? null : problem.getMessage(), null, authenticator.resourceMetadataUrl()));
     return McpException.http(401, McpException.TRANSPORT, message, null);
+  }
+
+  /**
+   * A {@code tools/call} the principal's scopes do not allow: HTTP 403 with {@code WWW-Authenticate:
+   * Bearer error="insufficient_scope", scope="…"} naming the one scope that would (MCP step-up
+   * authorization), before anything reaches the gateway.
+   */
+  void checkScope(Context ctx, Principal principal, String tool, String replayClass, JsonNode id) {
+    String missing = authenticator.missingScope(principal, tool, replayClass);
+    if (missing == null) {
+      return;
+    }
+    String why = missing.isEmpty() ? "no scope allows tool " + tool : "tool " + tool + " needs scope " + missing;
+    ctx.header("WWW-Authenticate", BearerChallenge.of("insufficient_scope", why, missing.isEmpty() ? null : missing,
+        authenticator.resourceMetadataUrl()));
+    throw McpException.http(403, McpException.TRANSPORT, "Forbidden: insufficient scope: " + why, id);
   }
 
   /**

@@ -1,0 +1,33 @@
+package io.onceport.frontend.auth;
+
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Who a request comes from, as the authenticator established it: the actor that goes into every
+ * fingerprint, session and record, and what the credential allows. The credential itself is not
+ * here: only its identity travels past the transport, so no token can reach a record, a journal or
+ * a log through this object.
+ *
+ * @param actor the actor, e.g. {@code agent:deployer} (a static token) or {@code oauth:corp/alice}
+ *     (an OAuth access token: the issuer's actor prefix + the actor claim)
+ * @param scopes the OAuth scopes the token carries; empty for a static token
+ * @param scoped true when {@link #scopes} limit what the actor may call (OAuth); false for static
+ *     tokens and anonymous access, which the scope map does not apply to
+ * @param expiresAt when the credential stops being accepted, or null when it does not expire
+ */
+public record Principal(String actor, Set<String> scopes, boolean scoped, Instant expiresAt) {
+  public Principal {
+    Objects.requireNonNull(actor, "actor == null");
+    if (actor.isBlank()) {
+      throw new IllegalArgumentException("actor is blank");
+    }
+    scopes = Set.copyOf(Objects.requireNonNull(scopes, "scopes == null"));
+  }
+
+  /** A static-token (or anonymous) actor: not limited by scopes, never expires on its own. */
+  public static Principal unscoped(String actor) {
+    return new Principal(actor, Set.of(), false, null);
+  }
+}
