@@ -88,12 +88,7 @@ public final class FrontendRuntime implements AutoCloseable {
       TemporalConnection connection, String taskQueue, Path dataDir, ContractSet contracts, FrontendSettings settings,
       Metrics metrics, ReadAccess access) {
     java.util.Objects.requireNonNull(access, "access == null");
-    FingerprintKey key;
-    try {
-      key = FingerprintKey.loadOrCreate(dataDir);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read or create the fingerprint key under " + dataDir + ": " + e.getMessage(), e);
-    }
+    FingerprintKey key = fingerprintKey(dataDir);
     Fingerprinter fingerprinter = new Fingerprinter(key);
     ContractCallPreparation preparation =
         new ContractCallPreparation(contracts, new ArgumentValidator(), fingerprinter, settings.sessionPolicy());
@@ -162,6 +157,14 @@ public final class FrontendRuntime implements AutoCloseable {
       return HealthChecks.Verdict.blocking(e.getMessage(), "copy the keys directory "
           + KeyRing.directory(dataDir).toAbsolutePath().normalize() + " from the gateway's data dir (or start the first "
           + CommandName.command("serve") + " there)");
+    }
+  }
+
+  private static FingerprintKey fingerprintKey(Path dataDir) {
+    try {
+      return FingerprintKey.loadOrCreate(dataDir);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read or create the fingerprint key under " + dataDir + ": " + e.getMessage(), e);
     }
   }
 

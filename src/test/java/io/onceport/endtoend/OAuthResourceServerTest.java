@@ -428,13 +428,38 @@ class OAuthResourceServerTest {
     assertEquals(before + 1, received.size(), "the read only");
   }
 
+  @Test
+  @Order(22)
+  void theOfficialPythonSdkGetsATokenForThisResourceAndCalls() throws Exception {
+    Path python = io.onceport.testing.PythonMcp.ready();
+    int before = received.size();
+    Node22.Result run = Node22.run(List.of(python.toString(), Path.of("src/test/python/oauth_client.py").toAbsolutePath().toString(),
+        resource, idp.issuer("corp"), "py-agent", "tools:act", "python"), Node22.PROJECT, Duration.ofSeconds(90));
+    List<JsonNode> lines = new ArrayList<>();
+    for (String l : run.output()) {
+      if (l.startsWith("{")) { // warnings the runtime prints are not observations
+        lines.add(JSON.readTree(l));
+      }
+    }
+    assertEquals(0, run.exit(), run.text());
+    List<String> flow = metadataFree(flow(lines));
+    assertEquals(List.of("POST /mcp 401", "GET /.well-known/oauth-protected-resource/mcp 200", "POST /corp/token 200",
+        "POST /mcp 200"), flow.subList(0, 4), String.join("\n", flow));
+    JsonNode act = event(lines, "act").path("result");
+    assertEquals("completed", act.at("/structuredContent/state").asText(), act.toString());
+    assertEquals("oauth:corp/py-agent", record(act.at("/structuredContent/execution_id").asText()).actor());
+    assertEquals(before + 1, received.size());
+  }
+
   private static List<JsonNode> sdk(String clientId, String scope) throws Exception {
     Path node = Node22.ready().resolve("node");
     Node22.Result run = Node22.run(List.of(node.toString(), "oauth-client.mjs", resource, idp.issuer("corp"), clientId, scope,
         "sdk-" + clientId), Node22.PROJECT, Duration.ofSeconds(90));
     List<JsonNode> lines = new ArrayList<>();
     for (String l : run.output()) {
-      lines.add(JSON.readTree(l));
+      if (l.startsWith("{")) { // warnings the runtime prints are not observations
+        lines.add(JSON.readTree(l));
+      }
     }
     assertEquals(0, run.exit(), run.text());
     return lines;
