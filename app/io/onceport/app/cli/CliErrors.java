@@ -1,5 +1,6 @@
 package io.onceport.app.cli;
 
+import io.onceport.shared.cli.CommandName;
 import io.temporal.client.WorkflowException;
 import java.nio.file.Path;
 import picocli.CommandLine;
@@ -21,7 +22,8 @@ final class CliErrors implements CommandLine.IExecutionExceptionHandler {
       }
     }
     String message = shown.getMessage() == null ? shown.getClass().getSimpleName() : shown.getMessage();
-    cmd.getErr().println("onceport: " + message);
+    // Hints in the message name the program as it was invoked, with their required flags (pasteable).
+    cmd.getErr().println("onceport: " + CommandName.hint(message));
     if (System.getenv("ONCEPORT_DEBUG") != null) {
       ex.printStackTrace(cmd.getErr());
     }

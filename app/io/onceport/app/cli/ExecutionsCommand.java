@@ -1,5 +1,6 @@
 package io.onceport.app.cli;
 
+import io.onceport.shared.cli.CommandName;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.onceport.frontend.temporal.ExecutionDirectory;
@@ -125,7 +126,7 @@ public final class ExecutionsCommand implements Runnable {
           ExecutionRecord r = row.record();
           if (r == null) {
             out.printf("%-30s %-34s %s%n", row.location().executionId(), "unreadable", row.unreadable()
-                + " (onceport executions show " + row.location().executionId() + ")");
+                + " (" + CommandName.command("executions show " + row.location().executionId()) + ")");
           } else {
             out.printf("%-30s %-34s %-22s %-18s %s%n", r.executionId(), r.view(), r.tool(), r.actor(), r.acceptedAt());
           }
@@ -225,7 +226,7 @@ public final class ExecutionsCommand implements Runnable {
         ExecutionRecord record = load(connection, executionId);
         if (record.state() != io.onceport.workflow.execution.ExecutionState.NEEDS_REVIEW) {
           throw new CliException("execution " + executionId + " is " + record.view() + ", not needs_review; nothing to resolve"
-              + (record.state().isTerminal() ? " (it is finished: `onceport executions show " + executionId + "` prints its record)" : ""));
+              + (record.state().isTerminal() ? " (it is finished: `" + CommandName.command("executions show " + executionId) + "` prints its record)" : ""));
         }
         ToolExecutionWorkflow stub = connection.client().newWorkflowStub(
             ToolExecutionWorkflow.class, record.workflowId(), Optional.of(record.runId()));
@@ -238,7 +239,7 @@ public final class ExecutionsCommand implements Runnable {
         } catch (WorkflowUpdateException e) {
           throw new CliException(failureMessage(e));
         }
-        spec.commandLine().getOut().println(executionId + ": " + after.view() + " — " + after.message());
+        spec.commandLine().getOut().println(executionId + ": " + after.view() + " — " + CommandName.hint(after.message()));
       }
     }
   }
@@ -270,7 +271,7 @@ public final class ExecutionsCommand implements Runnable {
     b.append("execution   ").append(r.executionId()).append('\n');
     b.append("state       ").append(r.view()).append("  (state ").append(r.state().wireName())
         .append(", outcome ").append(r.outcome().wireName()).append(", delivery ").append(r.delivery().wireName()).append(")\n");
-    b.append("message     ").append(r.message()).append('\n');
+    b.append("message     ").append(CommandName.hint(r.message())).append('\n');
     b.append("tool        ").append(r.tool()).append(" (").append(r.replayClass()).append(", ").append(r.channel()).append(")\n");
     b.append("actor       ").append(r.actor()).append("  scope ").append(r.intentScope()).append('\n');
     b.append("target      ").append(r.method() == null ? "" : r.method() + " ").append(r.target()).append('\n');
@@ -338,7 +339,7 @@ public final class ExecutionsCommand implements Runnable {
           .append(" delivery ").append(c.delivery() == null ? "-" : c.delivery()).append('\n');
     }
     for (ExecutionRecord.Transition t : r.transitions()) {
-      b.append("  ").append(t.at()).append(' ').append(t.state()).append(t.detail().isEmpty() ? "" : " — " + t.detail()).append('\n');
+      b.append("  ").append(t.at()).append(' ').append(t.state()).append(t.detail().isEmpty() ? "" : " — " + CommandName.hint(t.detail())).append('\n');
     }
   }
 

@@ -21,7 +21,7 @@ import picocli.CommandLine.Parameters;
 @Command(name = "investigate", mixinStandardHelpOptions = true,
     description = {"Prints the journal sequence for one intent and answers, in order: one agent process or",
         "several; authorization and dispatch; the target's answer; delivery after completion;",
-        "how a second call was handled (attached retry, idempotency key, fresh attempt).",
+        "how a second call was handled (a retry attached to the execution, or a new intent with its own execution).",
         "With --temporal HOST:PORT (or $ONCEPORT_TEMPORAL) the records are read from Temporal too; without it, offline."})
 public final class InvestigateCommand implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;

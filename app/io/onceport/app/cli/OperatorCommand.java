@@ -1,5 +1,6 @@
 package io.onceport.app.cli;
 
+import io.onceport.shared.cli.CommandName;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.onceport.activity.operator.DecisionStatement;
 import io.onceport.activity.operator.OperatorKey;
@@ -36,7 +37,7 @@ import picocli.CommandLine.Model.CommandSpec;
     description = {"Manage operators: the Ed25519 keys that sign approvals, resolutions and session decisions.",
         "The private key stays with the operator; workers know only the public key (<data>/operators.json)."},
     subcommands = {
-      OperatorCommand.Add.class, OperatorCommand.Keygen.class, OperatorCommand.ListOperators.class, OperatorCommand.Remove.class,
+      OperatorAddCommand.class, OperatorCommand.Keygen.class, OperatorCommand.ListOperators.class, OperatorCommand.Remove.class,
       OperatorCommand.Rotate.class, OperatorCommand.CodecToken.class, OperatorCommand.Sign.class})
 public final class OperatorCommand implements Runnable {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -101,70 +102,6 @@ public final class OperatorCommand implements Runnable {
     return r;
   }
 
-  @Command(name = "add", mixinStandardHelpOptions = true,
-      description = {"Create an operator: an Ed25519 key pair whose private key is written to NAME's key file (0600)",
-          "and whose public key is registered in <data>/operators.json, where workers read it.",
-          "With --public-key (printed by `operator keygen` on the operator's machine) only the public key is registered."})
-  static final class Add implements Runnable {
-    @Spec CommandSpec spec;
-    @Mixin DataOptions data;
-    @Mixin KeyLocation location;
-
-    @Parameters(paramLabel = "NAME", description = "Operator name, e.g. carol; recorded as the decider exactly as given.")
-    String name;
-
-    @Option(names = "--public-key", paramLabel = "opk1:…",
-        description = "Register this public key (from `onceport operator keygen NAME`) instead of making a key pair here.")
-    String publicKey;
-
-    @Override
-    public void run() {
-      try {
-        OperatorKey.checkName(name);
-      } catch (IllegalArgumentException e) {
-        throw new CliException(e.getMessage());
-      }
-      OperatorRegistry registry = new OperatorRegistry(data.data());
-      registry.find(name).ifPresent(o -> {
-        throw new CliException("operator " + name + " is already registered (key " + o.keyId() + "); a new key: onceport operator rotate " + name);
-      });
-      if (publicKey != null) {
-        OperatorRegistry.Registration r = registration(name, publicKey);
-        try {
-          registry.add(r);
-        } catch (IOException | IllegalArgumentException e) {
-          throw new CliException("cannot register " + name + " in " + registry.file() + ": " + e.getMessage());
-        }
-        spec.commandLine().getOut().println("operator " + name + " registered in " + registry.file() + " (key " + r.keyId() + ")");
-        return;
-      }
-      Path file = location.file(name, data.data());
-      OperatorKey key = OperatorKey.generate(name);
-      try {
-        key.write(file, false);
-      } catch (FileAlreadyExistsException e) {
-        throw new CliException(file + " already exists; an operator key is never overwritten by add (rotate: onceport operator rotate "
-            + name + "; or choose --key-file)");
-      } catch (IOException e) {
-        throw new CliException("cannot write " + file + ": " + e.getMessage(), e);
-      }
-      try {
-        registry.add(key);
-      } catch (IOException | IllegalArgumentException e) {
-        try {
-          Files.deleteIfExists(file);
-        } catch (IOException ignored) {
-          // the message below names the file
-        }
-        throw new CliException("cannot register " + name + " in " + registry.file() + ": " + e.getMessage());
-      }
-      PrintWriter out = spec.commandLine().getOut();
-      out.println("operator " + name + " registered in " + registry.file() + " (key " + key.keyId() + ")");
-      out.println("private key: " + file + " (0600; keep it with " + name + ": whoever holds it decides as " + name + ")");
-      out.flush();
-    }
-  }
-
   @Command(name = "keygen", mixinStandardHelpOptions = true,
       description = {"On the operator's own machine: make NAME's key pair (private key to the key file, 0600) and print",
           "the line that registers its public half: `onceport operator add NAME --public-key opk1:…` where workers run."})
@@ -196,7 +133,8 @@ public final class OperatorCommand implements Runnable {
       }
       String line = OperatorRegistry.Registration.of(key).encode();
       spec.commandLine().getErr().println("private key: " + file + " (0600; it stays here). Key " + key.keyId() + ". Register it where workers run:");
-      spec.commandLine().getErr().println("  onceport operator " + (rotate ? "rotate" : "add") + " " + name + " --public-key " + line);
+      spec.commandLine().getErr().println("  " + CommandName.command("operator " + (rotate ? "rotate" : "add") + " " + name
+          + " --public-key " + line));
       spec.commandLine().getOut().println(line);
     }
   }
@@ -261,7 +199,9 @@ public final class OperatorCommand implements Runnable {
     public void run() {
       OperatorRegistry registry = new OperatorRegistry(data.data());
       OperatorRegistry.Operator old = registry.find(name).orElseThrow(() ->
-          new CliException("no operator " + name + " in " + registry.file() + " (add it: onceport operator add " + name + ")"));
+          new CliException("no operator " + name + " in " + registry.file() + "; register it with: "
+              + CommandName.command("operator add " + name) + (Files.exists(location.file(name, data.data()))
+                  ? " (it registers the key you have, " + location.file(name, data.data()) + ")" : "")));
       if (publicKey != null) {
         OperatorRegistry.Registration r = registration(name, publicKey);
         try {

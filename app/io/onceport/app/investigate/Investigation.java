@@ -184,17 +184,17 @@ public final class Investigation {
       String key = str(c, "intent_key") == null ? "no idempotency key" : "idempotency key " + str(c, "intent_key");
       String first = otherSessionThanFirst(rs, c);
       if (first != null) {
-        parts.add("call " + callName(c) + " from session " + str(c, "session") + " attached to " + c.executionId()
-            + " as the same intent, not a retry of the first call: that came from session " + first + " ("
-            + key + ", execution " + str(c, "state") + "; " + scopeNote(c) + ")");
+        parts.add("call " + callName(c) + " attached to " + c.executionId() + " as a retry from another session: "
+            + str(c, "session") + ", the first call's was " + first + " (a reconnected client, or another process of the "
+            + "same actor; " + key + ", execution " + str(c, "state") + "; " + scopeNote(c) + ")");
         continue;
       }
       parts.add("call " + callName(c) + " attached to " + c.executionId() + " as a retry ("
           + key + ", execution " + str(c, "state") + ")");
     }
     if (executions.size() > 1) {
-      parts.add("fresh attempt: " + executions.size() + " executions for this intent ("
-          + String.join(", ", executions) + ")");
+      parts.add("new intent: " + executions.size() + " executions for these arguments ("
+          + String.join(", ", executions) + "), each sent on its own");
     }
     return parts.isEmpty() ? "no second call recorded" : String.join("; ", parts);
   }
@@ -221,12 +221,11 @@ public final class Investigation {
       }
       long distinctSessions = sessions.values().stream().flatMap(Set::stream).distinct().count();
       v.append(executions.size()).append(" executions, ").append(dispatchText)
-          .append(distinctSessions > 1 ? " from " + distinctSessions + " distinct sessions (separate decisions)"
-              : " from one session (fresh attempts)");
+          .append(distinctSessions > 1 ? " from " + distinctSessions + " distinct sessions (new intents, not retries)"
+              : " from one session (new intents, not retries)");
     }
     List<Record> attached = with(rs, "call").stream().filter(c -> "true".equals(str(c, "retry"))).toList();
-    List<String> retries = attached.stream().filter(c -> otherSessionThanFirst(rs, c) == null)
-        .map(Investigation::callName).toList();
+    List<String> retries = attached.stream().map(Investigation::callName).toList();
     if (!retries.isEmpty()) {
       v.append("; call").append(retries.size() > 1 ? "s " : " ").append(String.join(", ", retries))
           .append(retries.size() > 1 ? " attached as retries" : " attached as a retry");
@@ -234,10 +233,10 @@ public final class Investigation {
     for (Record c : attached) {
       String first = otherSessionThanFirst(rs, c);
       if (first != null) {
-        v.append("; two sessions asked for this action: call ").append(callName(c)).append(" from session ")
-            .append(str(c, "session")).append(" attached to the execution of session ").append(first)
-            .append(" (not a retry; ").append(str(c, "run") == null ? "without a run id the intent scope is the actor"
-                : "both sent run id " + str(c, "run")).append(")");
+        v.append(" (call ").append(callName(c)).append(" from session ").append(str(c, "session"))
+            .append(", not the first call's ").append(first).append(": a reconnected client, or another process of the same actor; ")
+            .append(str(c, "run") == null ? "without a run id the intent scope is the actor" : "both sent run id " + str(c, "run"))
+            .append(")");
       }
     }
     boolean completed = with(rs, "outcome").stream().anyMatch(r -> "completed".equals(str(r, "outcome")));

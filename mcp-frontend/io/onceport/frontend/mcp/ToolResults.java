@@ -1,5 +1,6 @@
 package io.onceport.frontend.mcp;
 
+import io.onceport.shared.cli.CommandName;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -176,7 +177,7 @@ final class ToolResults {
   /** One plain sentence on the record, safe to show the agent. */
   static String message(ExecutionRecord r) {
     String id = r.executionId();
-    String extra = r.message() == null || r.message().isBlank() ? "" : " (" + r.message() + ")";
+    String extra = r.message() == null || r.message().isBlank() ? "" : " (" + CommandName.hint(r.message()) + ")";
     return switch (r.state()) {
       case ACCEPTED, AUTHORIZED -> "execution " + id + " is " + r.state().wireName()
           + ", outcome pending; call " + STATUS_TOOL + " with this execution_id" + extra;
@@ -206,16 +207,17 @@ final class ToolResults {
     String id = r.executionId();
     String expires = r.authorization() == null || r.authorization().expiresAt() == null ? ""
         : " If nobody decides by " + r.authorization().expiresAt() + ", it is rejected.";
-    String extra = r.message() == null || r.message().isBlank() ? "" : " (" + r.message() + ")";
+    String extra = r.message() == null || r.message().isBlank() ? "" : " (" + CommandName.hint(r.message()) + ")";
     String after = " Nothing was sent yet. Afterwards, call this tool again with the same arguments (it attaches to "
         + "this execution, it does not start a second one) or call " + STATUS_TOOL + " with this execution_id.";
     if (r.state() == ExecutionState.AWAITING_SESSION_AUTHORIZATION) {
       String session = r.sessionId() == null ? "SESSION_ID" : r.sessionId();
       return "execution " + id + " is waiting: this agent session (" + session + ") awaits authorization by an operator, "
-          + "who runs: onceport sessions authorize " + session + "." + after + expires + extra;
+          + "who runs: " + CommandName.command("sessions authorize " + session) + "." + after + expires + extra;
     }
     return "execution " + id + " is waiting: it awaits an operator's approval (its credential needs approval for each "
-        + "use), who runs: onceport approve " + id + " (or onceport deny " + id + " --reason TEXT)." + after + expires + extra;
+        + "use), who runs: " + CommandName.command("approve " + id) + " (or " + CommandName.command("deny " + id)
+        + " --reason 'why')." + after + expires + extra;
   }
 
   private static String status(ExecutionRecord r) {

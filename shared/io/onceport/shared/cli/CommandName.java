@@ -20,7 +20,29 @@ public final class CommandName {
   /** {@code onceport} as a command word in a hint: at the start or after a space, backtick, colon or paren. */
   private static final Pattern IN_TEXT = Pattern.compile("(^|[\\s`(:'\"])onceport (?=[a-z])");
 
+  /** A bare {@code onceport executions resolve act_…} (as a workflow's record says it), without its required flags. */
+  private static final Pattern BARE_RESOLVE = Pattern.compile("onceport executions resolve (act_[0-9A-Za-z]+)(?![0-9A-Za-z]| --)");
+
   private CommandName() {}
+
+  /**
+   * A hint made where the name and the flags were not at hand (a workflow's record), as a person
+   * can paste it: the invoked name, and {@code executions resolve} with its required flags (an
+   * outcome and {@code --reason}; pasted bare it printed a 30-line usage).
+   */
+  public static String hint(String text) {
+    return hint(text, get());
+  }
+
+  static String hint(String text, String name) {
+    if (text == null) {
+      return null;
+    }
+    String complete = BARE_RESOLVE.matcher(text).replaceAll(m -> Matcher.quoteReplacement("`onceport executions resolve "
+        + m.group(1) + " --completed --reason 'checked the target'` (after checking the target; --failed if it did not "
+        + "happen, --redispatch if it provably did not run)"));
+    return localize(complete, name);
+  }
 
   /** The invoked name; a value that is not a plain path (spaces, quotes, shell characters) is ignored. */
   public static String get() {

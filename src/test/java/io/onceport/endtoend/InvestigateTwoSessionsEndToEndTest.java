@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Two MCP sessions of one agent identity send the same call while the first is at the target:
  * without a run id the intent scope is the actor, so the second attaches. {@code investigate}
- * (from the worker's real journal) must say two sessions were involved and name both, not call
- * the second a retry.
+ * (from the worker's real journal) must name both sessions and call the second a retry from another
+ * session, the word {@code executions show} uses for it (one vocabulary: retry, new intent).
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class InvestigateTwoSessionsEndToEndTest {
@@ -59,10 +59,10 @@ class InvestigateTwoSessionsEndToEndTest {
       assertEquals(0, cl.execute("investigate", id, "--data", gateway.data.toString(), "--json"));
       JsonNode report = JSON.readTree(out.toString());
       String verdict = report.get("verdict").asText();
-      assertTrue(verdict.contains("two sessions asked for this action: call 1 from session " + sessionB
-          + " attached to the execution of session " + sessionA + " (not a retry; without a run id the intent scope is the actor)"),
+      assertTrue(verdict.contains("attached as a retry (call 1 from session " + sessionB + ", not the first call's " + sessionA
+          + ": a reconnected client, or another process of the same actor; without a run id the intent scope is the actor)"),
           verdict);
-      assertTrue(!verdict.contains("attached as a retry"), verdict);
+      assertTrue(!verdict.contains("not a retry"), verdict);
       assertTrue(report.get("answers").get("processes").asText().startsWith("2 distinct agent processes"), report.toString());
     }
   }

@@ -78,7 +78,7 @@ class InvestigateCommandTest {
   }
 
   @Test
-  void aSecondSessionsIdenticalCallIsNamedAsTwoSessionsNotARetry() throws Exception {
+  void aSecondSessionsIdenticalCallIsARetryFromAnotherSessionAsExecutionsShowLabelsIt() throws Exception {
     try (Journals j = Journals.open(data, "w1")) {
       completedExecution(j, "act_1", "fp_1", "mcp:first", null, "1");
       call(j, "act_1", "fp_1", 2, true, "1", "mcp:second", null);
@@ -88,13 +88,13 @@ class InvestigateCommandTest {
     JsonNode report = new ObjectMapper().readTree(out);
     assertEquals("2 distinct agent processes: session mcp:first; session mcp:second (actor agent-a)",
         report.get("answers").get("processes").asText());
-    assertEquals("call 1 from session mcp:second attached to act_1 as the same intent, not a retry of the first call: "
-        + "that came from session mcp:first (no idempotency key, execution completed; no run id, so the intent scope is "
-        + "the actor; send a run id (_meta onceport/run or header Onceport-Run) or an intent key to keep separate agent "
-        + "runs apart)", report.get("answers").get("second_call").asText());
-    assertEquals("one execution, one dispatch; two sessions asked for this action: call 1 from session mcp:second "
-        + "attached to the execution of session mcp:first (not a retry; without a run id the intent scope is the actor)",
-        report.get("verdict").asText());
+    assertEquals("call 1 attached to act_1 as a retry from another session: mcp:second, the first call's was mcp:first "
+        + "(a reconnected client, or another process of the same actor; no idempotency key, execution completed; no run id, "
+        + "so the intent scope is the actor; send a run id (_meta onceport/run or header Onceport-Run) or an intent key to "
+        + "keep separate agent runs apart)", report.get("answers").get("second_call").asText());
+    assertEquals("one execution, one dispatch; call 1 attached as a retry (call 1 from session mcp:second, not the first "
+        + "call's mcp:first: a reconnected client, or another process of the same actor; without a run id the intent scope "
+        + "is the actor)", report.get("verdict").asText());
   }
 
   @Test
@@ -107,9 +107,9 @@ class InvestigateCommandTest {
     JsonNode report = new ObjectMapper().readTree(out);
     assertEquals("2 distinct agent processes: session ses_a run run_a; session ses_b run run_b (actor agent-a)",
         report.get("answers").get("processes").asText());
-    assertEquals("fresh attempt: 2 executions for this intent (act_1, act_2)",
+    assertEquals("new intent: 2 executions for these arguments (act_1, act_2), each sent on its own",
         report.get("answers").get("second_call").asText());
-    assertEquals("2 executions, 2 dispatches from 2 distinct sessions (separate decisions)",
+    assertEquals("2 executions, 2 dispatches from 2 distinct sessions (new intents, not retries)",
         report.get("verdict").asText());
     assertEquals(10, report.get("sequence").size());
   }

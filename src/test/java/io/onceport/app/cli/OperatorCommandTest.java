@@ -82,12 +82,42 @@ class OperatorCommandTest {
 
     assertEquals(0, add("carol").exit());
     Run again = add("carol");
-    assertEquals(1, again.exit());
-    assertTrue(again.err().startsWith("onceport: operator carol is already registered (key ed25519:"), again.err());
+    assertEquals(0, again.exit(), again.err());
+    assertTrue(again.out().startsWith("operator carol is already registered in " + data().resolve("operators.json")
+        + " with the key in " + keys().resolve("carol.key") + " (key ed25519:"), again.out());
+    assertTrue(again.out().endsWith("); nothing to do\n"), again.out());
     Run otherName = run("operator", "add", "dave", "--data", data().toString(), "--key-file", keys().resolve("carol.key").toString());
-    assertEquals("onceport: " + keys().resolve("carol.key") + " already exists; an operator key is never overwritten by add "
-        + "(rotate: onceport operator rotate dave; or choose --key-file)\n", otherName.err());
+    assertEquals(new Run(1, "", "onceport: " + keys().resolve("carol.key") + " is carol's key, not dave's; choose --key-file for dave\n"),
+        otherName);
     assertEquals(List.of("carol"), new OperatorRegistry(data()).operators().stream().map(OperatorRegistry.Operator::name).toList());
+  }
+
+  /**
+   * A second clone, or a wiped data dir: the operator's key file is still there. add registers it
+   * (no loop between "the key exists, use rotate" and "not registered, use add"); rotate says to.
+   */
+  @Test
+  void inASecondCloneAddRegistersTheExistingKeyAndRotateSaysSo() throws Exception {
+    assertEquals(0, add("carol").exit());
+    String keyId = OperatorKey.load(keys().resolve("carol.key")).keyId();
+    Path second = dir.resolve("second-clone/data");
+    Run rotate = run("operator", "rotate", "carol", "--data", second.toString(), "--key-dir", keys().toString());
+    assertEquals(new Run(1, "", "onceport: no operator carol in " + second.resolve("operators.json") + "; register it with: "
+        + "onceport operator add carol (it registers the key you have, " + keys().resolve("carol.key") + ")\n"), rotate);
+    Run add = run("operator", "add", "carol", "--data", second.toString(), "--key-dir", keys().toString());
+    assertEquals(new Run(0, "operator carol registered in " + second.resolve("operators.json") + " with the existing key "
+        + keys().resolve("carol.key") + " (key " + keyId + ")\n", ""), add);
+    assertEquals(keyId, new OperatorRegistry(second).find("carol").orElseThrow().keyId());
+    assertEquals(keyId, OperatorKey.load(keys().resolve("carol.key")).keyId(), "the key itself is untouched");
+  }
+
+  /** Without NAME (and whether or not $USER is set) the operator is the OS user, as for every signing command. */
+  @Test
+  void addWithoutANameRegistersTheOsUser() throws Exception {
+    Run r = run("operator", "add", "--data", data().toString(), "--key-dir", keys().toString());
+    String user = System.getenv("ONCEPORT_OPERATOR") != null ? System.getenv("ONCEPORT_OPERATOR") : System.getProperty("user.name");
+    assertEquals(0, r.exit(), r.err());
+    assertTrue(r.out().startsWith("operator " + user + " registered in "), r.out());
   }
 
   @Test
@@ -111,7 +141,8 @@ class OperatorCommandTest {
     Run remove = run("operator", "remove", "dave", "--data", data().toString());
     assertEquals(new Run(0, "removed dave; statements signed with dave's key are refused from now on\n", ""), remove);
     assertEquals(new Run(1, "", "onceport: no such operator: dave\n"), run("operator", "remove", "dave", "--data", data().toString()));
-    assertEquals(new Run(1, "", "onceport: no operator erin in " + data().resolve("operators.json") + " (add it: onceport operator add erin)\n"),
+    assertEquals(new Run(1, "", "onceport: no operator erin in " + data().resolve("operators.json")
+        + "; register it with: onceport operator add erin\n"),
         run("operator", "rotate", "erin", "--data", data().toString(), "--key-dir", keys().toString()));
   }
 

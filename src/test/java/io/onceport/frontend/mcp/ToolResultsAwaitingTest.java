@@ -43,7 +43,7 @@ class ToolResultsAwaitingTest {
   void anExecutionAwaitingApprovalNamesApproveAndDeny() {
     ExecutionRecord r = waiting(ExecutionState.AWAITING_APPROVAL, null);
     assertEquals("execution act_01WAIT is waiting: it awaits an operator's approval (its credential needs approval for "
-        + "each use), who runs: onceport approve act_01WAIT (or onceport deny act_01WAIT --reason TEXT). Nothing was sent "
+        + "each use), who runs: onceport approve act_01WAIT (or onceport deny act_01WAIT --reason 'why'). Nothing was sent "
         + "yet. Afterwards, call this tool again with the same arguments (it attaches to this execution, it does not "
         + "start a second one) or call onceport_execution_status with this execution_id.", ToolResults.message(r));
   }

@@ -17,6 +17,17 @@ class CommandNameTest {
   }
 
   @Test
+  void theNeedsReviewHintGetsItsRequiredFlags() {
+    assertEquals("outcome unknown (x); it was not re-sent and waits for an operator: `bin/onceport executions resolve act_01AB "
+        + "--completed --reason 'checked the target'` (after checking the target; --failed if it did not happen, --redispatch "
+        + "if it provably did not run)",
+        CommandName.hint("outcome unknown (x); it was not re-sent and waits for an operator: onceport executions resolve act_01AB",
+            "bin/onceport"));
+    String complete = "onceport executions resolve act_1 --failed --reason 'gone'";
+    assertEquals(complete, CommandName.hint(complete, "onceport"));
+  }
+
+  @Test
   void hintsMadeWithoutTheNameAreRewrittenWithIt() {
     assertEquals("waits for an operator: bin/onceport executions resolve act_1",
         CommandName.localize("waits for an operator: onceport executions resolve act_1", "bin/onceport"));
