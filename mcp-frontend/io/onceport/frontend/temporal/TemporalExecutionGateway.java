@@ -52,7 +52,7 @@ import org.slf4j.LoggerFactory;
  * and closed, an identical call is a new intent. Keyed intents use {@code REJECT_DUPLICATE}: the
  * same key keeps answering with its execution for as long as Temporal retains the closed run.
  *
- * <p>State kept here is bounded (see README, "Front-end memory and threads"): where executions live
+ * <p>State kept here is bounded (see docs/reference.md, "Front-end memory and threads"): where executions live
  * and their latest records (caches of what Temporal holds), and which run of each intent this front
  * end knows to be open and when it reported its delivery — what decides whether a late call still
  * belongs to a run. Forgetting it errs toward update-with-start, which attaches while the run is open.

@@ -31,17 +31,19 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * docs/quickstart-python.md and docs/quickstart-typescript.md run as written, so they cannot drift:
- * the shell block that starts the demo target and the gateway (the same on both pages) runs
- * verbatim in bash — its {@code bin/onceport} is this build, its ports moved by an
- * {@code ./onceport.yaml} config file — then each page's client code runs with the real SDK through
- * the page's own run line, then the pinned MCP Inspector line. The install lines are checked
- * against the pins the tests install (src/test/python/requirements.txt, src/test/node/package.json,
- * src/test/inspector/package.json); the README shows the same client code.
+ * The first-hour path runs as written, one page after another on one gateway, so it cannot drift:
+ * the README's first-call blocks run verbatim in bash (its {@code bin/onceport} is this build, its
+ * ports moved by an {@code ./onceport.yaml} config file), then the walkthrough, then each SDK page's
+ * client through the page's own run line (in the page's scratch directory under {@code ~}, here the
+ * test's own home), then the pinned MCP Inspector line. No page starts a second gateway, and none
+ * writes into the repository. The install lines are checked against the pins the tests install
+ * (src/test/python/requirements.txt, src/test/node/package.json, src/test/inspector/package.json).
  */
-@Timeout(value = 6, unit = TimeUnit.MINUTES)
+@Timeout(value = 8, unit = TimeUnit.MINUTES)
 class QuickstartDocsTest {
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Path README = Path.of("README.md");
+  private static final Path WALKTHROUGH = Path.of("docs/walkthrough.md");
   private static final Path PYTHON_DOC = Path.of("docs/quickstart-python.md");
   private static final Path TYPESCRIPT_DOC = Path.of("docs/quickstart-typescript.md");
   private static final Pattern BLOCK = Pattern.compile("```(\\w+)\\n(.*?)```", Pattern.DOTALL);
@@ -68,48 +70,67 @@ class QuickstartDocsTest {
   }
 
   /**
-   * Both pages start the gateway with the same block; it runs once, then the Python page's client,
-   * the TypeScript page's client and its Inspector line, each through the page's own run line.
+   * The README starts the gateway and makes a call; the walkthrough and both SDK pages then run
+   * against that same gateway, each through its own blocks, and every execution they made reached
+   * the demo target exactly once.
    */
   @Test
-  void bothQuickstartsRunAsWrittenWithTheRealSdks() throws Exception {
-    String gateway = block(PYTHON_DOC, "sh", "bin/onceport serve");
-    assertEquals(gateway, block(TYPESCRIPT_DOC, "sh", "bin/onceport serve"), "the two pages start the gateway alike");
-
+  void theReadmeTheWalkthroughAndBothQuickstartsRunOneAfterAnother() throws Exception {
+    String gateway = block(README, "sh", "bin/onceport serve --session-authorization auto &");
+    for (Path page : List.of(WALKTHROUGH, PYTHON_DOC, TYPESCRIPT_DOC)) {
+      assertTrue(blocks(page).stream().noneMatch(b -> b.text().contains("bin/onceport serve") || b.text().contains("demo-target &")),
+          page + " starts no second gateway or demo target");
+    }
+    Path home = Files.createDirectories(work.resolve("home"));
     Path python = PythonMcp.ready();
-    // The page's .venv/bin/python, standing for the SDK's pinned venv (a symlink would lose the venv).
-    Path venvPython = Files.createDirectories(work.resolve(".venv/bin")).resolve("python");
+    // The page's .venv/bin/python in its scratch directory, standing for the SDK's pinned venv.
+    Path pyDir = Files.createDirectories(home.resolve("onceport-quickstart-py"));
+    Path venvPython = Files.createDirectories(pyDir.resolve(".venv/bin")).resolve("python");
     Files.writeString(venvPython, "#!/bin/sh\nexec \"" + python + "\" \"$@\"\n");
     Files.setPosixFilePermissions(venvPython, PosixFilePermissions.fromString("rwxr-xr-x"));
     String pythonCode = block(PYTHON_DOC, "python", "streamable_http_client");
-    Files.writeString(work.resolve(fileName(pythonCode, "# ")), pythonCode);
+    Files.writeString(pyDir.resolve(fileName(pythonCode, "# ")), pythonCode);
 
     Path node = Node22.ready();
     Node22.ready(Path.of("src/test/inspector").toAbsolutePath());
-    Files.createSymbolicLink(work.resolve("node_modules"), Node22.PROJECT.resolve("node_modules"));
+    Path tsDir = Files.createDirectories(home.resolve("onceport-quickstart-ts"));
+    Files.createSymbolicLink(tsDir.resolve("node_modules"), Node22.PROJECT.resolve("node_modules"));
     String jsCode = block(TYPESCRIPT_DOC, "js", "StreamableHTTPClientTransport");
-    Files.writeString(work.resolve(fileName(jsCode, "// ")), jsCode);
+    Files.writeString(tsDir.resolve(fileName(jsCode, "// ")), jsCode);
     String inspector = block(TYPESCRIPT_DOC, "sh", "@modelcontextprotocol/inspector@");
 
-    String clients = "echo PYTHON-QUICKSTART\n" + block(PYTHON_DOC, "sh", "quickstart.py")
-        + "echo TYPESCRIPT-QUICKSTART\n" + block(TYPESCRIPT_DOC, "sh", "node quickstart.mjs")
+    // The walkthrough as written, less the lines that name an execution by a placeholder (act_...).
+    String walkthrough = block(WALKTHROUGH, "sh", "bin/onceport operator add").lines()
+        .filter(l -> !l.contains("act_...")).reduce("", (a, l) -> a + l + "\n");
+    String clients = "echo README-CALL\n" + block(README, "sh", "tools/call")
+        + "\necho WALKTHROUGH\n" + walkthrough
+        + "echo PYTHON-QUICKSTART\n(" + block(PYTHON_DOC, "sh", "quickstart.py").strip() + ")\n"
+        + "echo TYPESCRIPT-QUICKSTART\n(" + block(TYPESCRIPT_DOC, "sh", "node quickstart.mjs").strip() + ")\n"
         // The Inspector runs from its pinned project (offline: the pinned version, never a download),
         // pointed at the moved MCP port like everything else.
         + "echo INSPECTOR\n(cd '" + Path.of("src/test/inspector").toAbsolutePath() + "' && npm_config_offline=true "
         + inspector.strip().replace("http://127.0.0.1:8765/mcp", "\"$ONCEPORT_URL\"") + ")\n";
-    Run run = runQuickstart(gateway, clients, Map.of("PATH", node + ":" + System.getenv("PATH")));
+    Run run = runQuickstart(gateway, clients, Map.of("PATH", node + ":" + System.getenv("PATH"), "HOME", home.toString()));
     String out = String.join("\n", run.output());
-    String first = assertCalled(section(out, "PYTHON-QUICKSTART", "TYPESCRIPT-QUICKSTART"));
-    String second = assertCalled(section(out, "TYPESCRIPT-QUICKSTART", "INSPECTOR"));
-    // The pages make the same call. If the second arrives while the first's run is still open (its
-    // delivery grace), it is the same intent and shares the execution; otherwise it is a new one.
-    // Either way each execution reached the demo target exactly once.
-    long executions = Stream.of(first, second).distinct().count();
-    assertEquals(executions, run.ledgerPosts(), "each execution (" + first + ", " + second
-        + ") reached the demo target once: " + out);
+    assertTrue(section(out, "README-CALL", "WALKTHROUGH").contains("\"state\":\"completed\""), out);
+    String walk = section(out, "WALKTHROUGH", "PYTHON-QUICKSTART");
+    assertTrue(walk.contains("\"attached\":true"), "the walkthrough's retry attached: " + walk);
+    assertTrue(walk.contains("operator ") && walk.contains(" registered in "), walk);
+    List<String> executions = new ArrayList<>();
+    executions.addAll(assertCalled(section(out, "PYTHON-QUICKSTART", "TYPESCRIPT-QUICKSTART")));
+    executions.addAll(assertCalled(section(out, "TYPESCRIPT-QUICKSTART", "INSPECTOR")));
+    for (String id : executions) {
+      assertEquals(1, run.posts().getOrDefault(id, 0L), id + " reached the demo target once: " + run.posts());
+    }
+    run.posts().forEach((key, posts) -> assertEquals(1L, posts, key + " was sent once: " + run.posts()));
     String listing = section(out, "INSPECTOR", "QUICKSTART-CLIENT-DONE");
     JsonNode listed = JSON.readTree(listing.substring(listing.indexOf('{'), listing.lastIndexOf('}') + 1));
     assertTrue(listed.get("tools").findValuesAsText("name").contains("create_release"), "the Inspector listed the tools: " + listing);
+    try (Stream<Path> files = Files.list(work)) {
+      assertEquals(List.of(), files.map(p -> p.getFileName().toString())
+          .filter(n -> n.equals(".venv") || n.equals("node_modules") || n.equals("package.json")).toList(),
+          "no page wrote its scratch files into the repository root");
+    }
   }
 
   private static String section(String out, String from, String to) {
@@ -135,13 +156,13 @@ class QuickstartDocsTest {
   }
 
   @Test
-  void theReadmeShowsTheSameClientCodeAndLinksBothQuickstarts() throws Exception {
-    Path readme = Path.of("README.md");
-    assertEquals(block(PYTHON_DOC, "python", "streamable_http_client"), block(readme, "python", "streamable_http_client"));
-    assertEquals(block(TYPESCRIPT_DOC, "js", "StreamableHTTPClientTransport"), block(readme, "js", "StreamableHTTPClientTransport"));
-    assertEquals(block(TYPESCRIPT_DOC, "sh", "--header"), block(readme, "sh", "--header"));
-    String text = Files.readString(readme);
-    assertTrue(text.contains("(docs/quickstart-python.md)") && text.contains("(docs/quickstart-typescript.md)"));
+  void theReadmeLinksTheWalkthroughAndBothQuickstartsAndStaysShort() throws Exception {
+    String text = Files.readString(README);
+    assertTrue(text.contains("(docs/walkthrough.md)") && text.contains("(docs/quickstart-python.md)")
+        && text.contains("(docs/quickstart-typescript.md)"), "README links the first-hour pages");
+    long lines = text.lines().count();
+    assertTrue(lines <= 250, "README is a product page of at most 250 lines, not " + lines);
+    assertTrue(text.contains("\nbin/onceport serve\n") && text.contains("\nmvn -B test\n"), "the two commands, as they are run");
   }
 
   private static String fileName(String code, String comment) {
@@ -150,7 +171,8 @@ class QuickstartDocsTest {
     return first.substring(comment.length()).trim();
   }
 
-  record Run(List<String> output, long ledgerPosts) {}
+  /** @param posts the demo target's POSTs to /v1/releases, by Idempotency-Key (the execution id) */
+  record Run(List<String> output, Map<String, Long> posts) {}
 
   /**
    * Runs the page's gateway block verbatim, waits for the MCP port, runs {@code client}, then
@@ -171,11 +193,14 @@ class QuickstartDocsTest {
       }
     }
     // Ports moved without touching the page: the config file every command reads from ./onceport.yaml.
+    // `list` and `investigate` (the walkthrough's) read records from that engine.
     Files.writeString(work.resolve("onceport.yaml"), "serve:\n  listen: 127.0.0.1:" + mcp + "\n  embedded-port: " + engine
-        + "\ndemo-target:\n  listen: 127.0.0.1:" + demo + "\n");
+        + "\n  engine: embedded\ndemo-target:\n  listen: 127.0.0.1:" + demo + "\nlist:\n  temporal: 127.0.0.1:" + engine
+        + "\ninvestigate:\n  temporal: 127.0.0.1:" + engine + "\n");
     // The jobs the page starts end with the script, however it ends (so a failure shows at once).
     String script = "set -euo pipefail\ntrap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n" + gateway + "jobs -p > jobs.pids\n"
-        + "for i in $(seq 1 360); do (exec 3<>/dev/tcp/127.0.0.1/" + mcp + ") 2>/dev/null && break; sleep 0.5; done\n"
+        // "Wait for its line ending in `ready`": what /readyz says too.
+        + "for i in $(seq 1 360); do curl -sf http://127.0.0.1:" + mcp + "/readyz >/dev/null && break; sleep 0.5; done\n"
         + client
         + "echo QUICKSTART-CLIENT-DONE\nread -r _\n";
     Files.writeString(work.resolve("quickstart-run.sh"), script);
@@ -188,10 +213,10 @@ class QuickstartDocsTest {
       bash.awaitLine("QUICKSTART-CLIENT-DONE", Duration.ofMinutes(4));
       HttpResponse<String> ledger = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
           URI.create("http://127.0.0.1:" + demo + "/ledger")).build(), HttpResponse.BodyHandlers.ofString());
-      long posts = 0;
+      Map<String, Long> posts = new HashMap<>();
       for (JsonNode e : JSON.readTree(ledger.body())) {
         if (e.path("path").asText().equals("/v1/releases") && e.path("method").asText().equals("POST")) {
-          posts++;
+          posts.merge(e.path("key").asText(), 1L, Long::sum);
         }
       }
       bash.process().getOutputStream().write("\n".getBytes(StandardCharsets.UTF_8));
@@ -216,13 +241,20 @@ class QuickstartDocsTest {
     }
   }
 
-  /** The page's client listed the tools and completed one execution; returns its id. */
-  private static String assertCalled(String out) {
+  /**
+   * The page's client listed the tools, completed one execution, got the same one back for the
+   * same intent key and a new one for a new key; returns both ids.
+   */
+  private static List<String> assertCalled(String out) {
     assertTrue(out.contains("tools: create_release, create_release_keyed, list_releases, onceport_execution_status, "
         + "send_notification"), out);
     Matcher completed = Pattern.compile("(?m)^completed (act_[0-9A-Z]{26})$").matcher(out);
     assertTrue(completed.find(), out);
-    assertTrue(out.contains("\"key\":\"" + completed.group(1) + "\""), "the target saw the execution id as its key: " + out);
-    return completed.group(1);
+    String first = completed.group(1);
+    assertTrue(out.contains("\"key\":\"" + first + "\""), "the target saw the execution id as its key: " + out);
+    assertTrue(out.contains("\nsame key: " + first + "\n"), "the same intent key is the same execution: " + out);
+    Matcher other = Pattern.compile("(?m)^new key: (act_[0-9A-Z]{26})$").matcher(out);
+    assertTrue(other.find() && !other.group(1).equals(first), "a new intent key is a new execution: " + out);
+    return List.of(first, other.group(1));
   }
 }
