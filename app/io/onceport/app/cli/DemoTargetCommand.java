@@ -1,5 +1,6 @@
 package io.onceport.app.cli;
 
+import io.onceport.shared.cli.CommandName;
 import io.onceport.app.demo.DemoTarget;
 import java.io.IOException;
 import java.net.BindException;
@@ -56,7 +57,10 @@ public final class DemoTargetCommand implements Callable<Integer> {
     try {
       target = DemoTarget.start(host, port);
     } catch (BindException e) {
-      throw new CliException("cannot listen on " + listen + ": address already in use");
+      throw new CliException("cannot listen on " + listen + ": address already in use (a demo target already running? "
+          + "`curl -s http://" + listen + "/ledger` answers if so, and it can be used as it is; else stop what holds the port, "
+          + "or choose another with " + CommandName.command("demo-target --listen 127.0.0.1:PORT") + " and "
+          + "DEMO_TARGET=http://127.0.0.1:PORT for serve)");
     } catch (IOException | RuntimeException e) {
       throw new CliException("cannot listen on " + listen + ": " + e.getMessage());
     }

@@ -1,5 +1,8 @@
 package io.onceport.frontend.gateway;
 
+import java.util.Comparator;
+import java.util.Optional;
+import org.apache.commons.text.similarity.LevenshteinDistance;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.onceport.frontend.contract.ContractSet;
@@ -36,6 +39,17 @@ public final class ContractCallPreparation implements CallPreparation {
     this.fingerprinter = fingerprinter;
   }
 
+  /** Typos one edit in three characters apart (at least two) are suggested; anything further is not a guess worth making. */
+  Optional<String> closest(String name) {
+    if (name == null || name.isEmpty()) {
+      return Optional.empty();
+    }
+    LevenshteinDistance distance = new LevenshteinDistance(Math.max(2, name.length() / 3));
+    return contracts.contracts().stream().map(ToolContract::tool)
+        .filter(t -> distance.apply(name, t) >= 0)
+        .min(Comparator.comparingInt((String t) -> distance.apply(name, t)).thenComparing(Comparator.naturalOrder()));
+  }
+
   @Override
   public List<ToolContract> tools() {
     return contracts.contracts();
@@ -44,7 +58,8 @@ public final class ContractCallPreparation implements CallPreparation {
   @Override
   public PreparedCall prepare(ToolCall call) {
     ToolContract contract = contracts.find(call.tool()).orElseThrow(() ->
-        new GatewayException(GatewayException.Kind.UNKNOWN_TOOL, "Unknown tool: " + call.tool()));
+        new GatewayException(GatewayException.Kind.UNKNOWN_TOOL, "Unknown tool: " + call.tool()
+            + closest(call.tool()).map(t -> "; did you mean " + t + "?").orElse("")));
     ObjectNode arguments;
     try {
       arguments = validator.validate(contract, call.arguments());

@@ -4,12 +4,16 @@ import com.uber.m3.tally.RootScopeBuilder;
 import com.uber.m3.tally.Scope;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.temporal.common.reporter.MicrometerClientStatsReporter;
+import io.temporal.serviceclient.MetricsTag;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -22,7 +26,28 @@ public final class Metrics implements AutoCloseable {
   private final AtomicLong reviewsWaiting = new AtomicLong();
   private Scope scope;
 
+  /**
+   * Tag keys the Temporal SDK puts on every meter recorded through its scopes, as {@code "none"}
+   * unless the metric is about that thing ({@code MetricsTag.defaultTags}). Onceport's own meters
+   * recorded in an activity (dispatch latency, executions, unknown outcomes) are never about a
+   * signal, query, update, Nexus operation, gRPC status or exception: on them the keys are dropped,
+   * instead of five {@code ="none"} labels on every series. The keys are dropped whatever their
+   * value, so each meter keeps one label set (Prometheus requires it).
+   */
+  static final Set<String> TEMPORAL_PADDING = Set.of(MetricsTag.SIGNAL_NAME, MetricsTag.QUERY_TYPE, MetricsTag.UPDATE_NAME,
+      MetricsTag.STATUS_CODE, MetricsTag.EXCEPTION, MetricsTag.OPERATION_NAME, MetricsTag.NEXUS_SERVICE,
+      MetricsTag.NEXUS_OPERATION, MetricsTag.TASK_FAILURE_TYPE);
+
   public Metrics() {
+    registry.config().meterFilter(new MeterFilter() {
+      @Override
+      public Meter.Id map(Meter.Id id) {
+        if (!id.getName().startsWith("onceport")) {
+          return id;
+        }
+        return id.replaceTags(id.getTags().stream().filter(t -> !TEMPORAL_PADDING.contains(t.getKey())).toList());
+      }
+    });
     Gauge.builder("onceport.reviews.waiting", reviewsWaiting, AtomicLong::get)
         .description("Executions waiting for an operator decision (needs_review or approval), as last counted")
         .register(registry);
@@ -124,6 +149,6 @@ public final class Metrics implements AutoCloseable {
   }
 
   private static String tag(String value) {
-    return value == null || value.isEmpty() ? "none" : value;
+    return value == null || value.isEmpty() ? "unknown" : value;
   }
 }

@@ -8,6 +8,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.networknt.schema.Error;
+import com.networknt.schema.Schema;
+import com.networknt.schema.SchemaLocation;
+import io.onceport.frontend.contract.JsonSchemas;
+import io.onceport.shared.cli.CommandName;
+import org.yaml.snakeyaml.Yaml;
 import io.onceport.app.cli.OnceportCommand;
 import io.onceport.app.runtime.HostPort;
 import io.onceport.frontend.temporal.TemporalConnection;
@@ -27,9 +33,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The compose topology, checked without a Docker engine (none on these machines): the file parses
- * and says what docs/production.md promises. {@code docker compose config} validates it where the
- * compose plugin exists.
+ * The compose topology, checked without a Docker engine (none on these machines): the file is valid
+ * against the Compose Specification's JSON Schema, every Onceport command in it parses against the
+ * real command line, and it says what docs/production.md promises: the demo target the shipped
+ * contracts call, health as {@code /readyz}, one data volume, no data directory in the build context.
  */
 class ComposeFileTest {
   private static JsonNode services;
@@ -98,12 +105,71 @@ class ComposeFileTest {
   }
 
   @Test
-  void theOneShotJobRegistersEverySearchAttributeOnceportUpserts() {
-    String script = services.get("temporal-search-attributes").get("command").get(0).asText();
-    for (String name : TemporalConnection.SEARCH_ATTRIBUTES) {
-      assertTrue(script.contains(" " + name), name + " missing from\n" + script);
+  void theOneShotJobPreparesTheNamespaceWithTemporalSetup() {
+    assertEquals("temporal setup", parse("temporal-setup").commandSpec().qualifiedName(" ").replace(CommandName.get() + " ", ""));
+    assertEquals("temporal:7233", parse("temporal-setup").matchedOption("--temporal").getValue());
+    assertEquals("on-failure", services.get("temporal-setup").get("restart").asText(), "restarted until Temporal answers");
+    for (String name : List.of("worker", "frontend")) {
+      assertEquals("service_completed_successfully",
+          services.get(name).get("depends_on").get("temporal-setup").get("condition").asText(), name);
     }
-    assertTrue(script.contains("temporal operator search-attribute create --namespace default --name \"$$name\" --type Keyword"));
+  }
+
+  /** The shipped contracts call ${DEMO_TARGET}: inside the containers that is the demo-target service. */
+  @Test
+  void theShippedContractsReachTheDemoTargetService() throws Exception {
+    assertEquals("${DEMO_TARGET:-http://demo-target:8766}", services.get("worker").get("environment").get("DEMO_TARGET").asText());
+    assertEquals("0.0.0.0:8766", parse("demo-target").matchedOption("--listen").getValue().toString());
+    try (var files = Files.list(Path.of("contracts"))) {
+      for (Path contract : files.filter(p -> p.toString().endsWith(".yaml")).toList()) {
+        String text = Files.readString(contract);
+        assertFalse(text.contains("url: http://127.0.0.1"), contract + " has a fixed loopback URL");
+        assertTrue(!text.contains("url:") || text.contains("${DEMO_TARGET:-http://127.0.0.1:8766}"), contract.toString());
+      }
+    }
+  }
+
+  /** Health means ready: each long-running Onceport service probes /readyz on the port its command listens on. */
+  @Test
+  void theFrontEndAndTheWorkersAreHealthyWhenReadyzAnswers200() {
+    Map<String, String> ports = Map.of("frontend", "8765", "worker", "9464");
+    for (Map.Entry<String, String> e : ports.entrySet()) {
+      JsonNode test = services.get(e.getKey()).get("healthcheck").get("test");
+      assertEquals(List.of("CMD", "bash", "-c"), List.of(test.get(0).asText(), test.get(1).asText(), test.get(2).asText()));
+      String probe = test.get(3).asText();
+      assertTrue(probe.startsWith("exec 3<>/dev/tcp/127.0.0.1/" + e.getValue() + " && printf 'GET /readyz HTTP/1.0\\r\\n"), probe);
+      assertTrue(probe.endsWith("| grep -q ' 200 '"), probe);
+    }
+    assertTrue(parse("frontend").matchedOption("--listen").getValue().toString().endsWith(":8765"));
+    assertTrue(parse("worker").matchedOption("--metrics-listen").getValue().toString().endsWith(":9464"));
+  }
+
+  @Test
+  void theBuildContextLeavesOutTheLocalDataDirectoryAndItsKeys() throws Exception {
+    List<String> ignored = Files.readAllLines(Path.of(".dockerignore")).stream().map(String::strip).toList();
+    assertTrue(ignored.contains("data") && ignored.contains("**/data"), ignored.toString());
+  }
+
+  /**
+   * Validated against the Compose Specification's JSON Schema (src/test/resources/compose-spec, its
+   * source named there), after YAML anchors and merge keys are resolved as Compose resolves them.
+   */
+  @Test
+  void theFileIsValidAgainstTheComposeSpecificationSchema() throws Exception {
+    // Loaded by its classpath location: its "$id" (compose_spec.json) is relative to where it is read from.
+    Schema schema = JsonSchemas.registry().getSchema(SchemaLocation.of("classpath:compose-spec/compose-spec.json"));
+    schema.initializeValidators();
+    Map<String, Object> file = new Yaml().load(Files.readString(Path.of("docker-compose.yml")));
+    assertEquals(List.of(), errors(schema, file));
+    // A check that can fail: a misspelt key in one service is an error.
+    @SuppressWarnings("unchecked")
+    Map<String, Object> frontend = (Map<String, Object>) ((Map<String, Object>) file.get("services")).get("frontend");
+    frontend.put("helthcheck", frontend.get("healthcheck"));
+    assertFalse(errors(schema, file).isEmpty());
+  }
+
+  private static List<String> errors(Schema schema, Map<String, Object> file) {
+    return schema.validate(JsonSchemas.toV3(new ObjectMapper().valueToTree(file))).stream().map(Error::toString).toList();
   }
 
   @Test
@@ -164,7 +230,7 @@ class ComposeFileTest {
 
   @Test
   void everyOnceportCommandParsesAgainstTheRealCommandLineModel() {
-    assertEquals(List.of("onceport-keys", "worker", "frontend"), onceportServices());
+    assertEquals(List.of("temporal-setup", "onceport-keys", "worker", "frontend", "demo-target"), onceportServices());
     for (String service : onceportServices()) {
       ParseResult command;
       try {

@@ -12,6 +12,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -101,6 +102,11 @@ class MetricsEndToEndTest {
       assertEquals(0.0, sum(scrape, "onceport_executions_total", "state=\"needs_review\""), scrape);
       assertEquals(0.0, sum(scrape, "onceport_unknown_outcomes_total"), scrape);
       assertTrue(scrape.contains("temporal_request"), "the SDK's own metrics are in the same registry");
+      // Onceport's meters carry the labels they are about, not the SDK's padding (signal_name="none", …).
+      List<String> padded = scrape.lines().filter(l -> l.startsWith("onceport_") && l.contains("=\"none\"")).toList();
+      assertEquals(List.of(), padded);
+      assertTrue(scrape.lines().anyMatch(l -> l.startsWith("onceport_dispatch_seconds_count{activity_type=\"Send\",channel=\"http\"")),
+          scrape);
 
       HttpResponse<String> ready = get(port, "/readyz");
       assertEquals(200, ready.statusCode(), ready.body());

@@ -25,13 +25,16 @@ class DemoTargetCommandTest {
   }
 
   @Test
-  void busyPortIsOneClearLineAndExitOne() throws Exception {
+  void busyPortIsOneClearLineWithWhatToDoAndExitOne() throws Exception {
     try (ServerSocket busy = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-      int code = run("demo-target", "--listen", "127.0.0.1:" + busy.getLocalPort());
+      int port = busy.getLocalPort();
+      int code = run("demo-target", "--listen", "127.0.0.1:" + port);
 
       assertEquals(1, code);
-      assertEquals("onceport: cannot listen on 127.0.0.1:" + busy.getLocalPort() + ": address already in use",
-          err.toString().strip());
+      assertEquals("onceport: cannot listen on 127.0.0.1:" + port + ": address already in use (a demo target already running? "
+          + "`curl -s http://127.0.0.1:" + port + "/ledger` answers if so, and it can be used as it is; else stop what holds "
+          + "the port, or choose another with onceport demo-target --listen 127.0.0.1:PORT and DEMO_TARGET=http://127.0.0.1:PORT "
+          + "for serve)", err.toString().strip());
     }
   }
 
