@@ -57,13 +57,7 @@ public final class OperatorAddCommand implements Runnable {
           + CommandName.command("operator rotate " + name));
     });
     if (publicKey != null) {
-      OperatorRegistry.Registration r = OperatorCommand.registration(name, publicKey);
-      try {
-        registry.add(r);
-      } catch (IOException | IllegalArgumentException e) {
-        throw new CliException("cannot register " + name + " in " + registry.file() + ": " + e.getMessage());
-      }
-      spec.commandLine().getOut().println("operator " + name + " registered in " + registry.file() + " (key " + r.keyId() + ")");
+      registerPublicKey(registry);
       return;
     }
     OperatorKey key = OperatorKey.generate(name);
@@ -89,6 +83,17 @@ public final class OperatorAddCommand implements Runnable {
     out.println("operator " + name + " registered in " + registry.file() + " (key " + key.keyId() + ")");
     out.println("private key: " + file + " (0600; keep it with " + name + ": whoever holds it decides as " + name + ")");
     out.flush();
+  }
+
+  /** A public key made on the operator's own machine ({@code operator keygen}). */
+  private void registerPublicKey(OperatorRegistry registry) {
+    OperatorRegistry.Registration r = OperatorCommand.registration(name, publicKey);
+    try {
+      registry.add(r);
+    } catch (IOException | IllegalArgumentException e) {
+      throw new CliException("cannot register " + name + " in " + registry.file() + ": " + e.getMessage());
+    }
+    spec.commandLine().getOut().println("operator " + name + " registered in " + registry.file() + " (key " + r.keyId() + ")");
   }
 
   /**
