@@ -1,6 +1,7 @@
 package io.onceport.app.cli;
 
 import io.onceport.shared.cli.CommandName;
+import io.onceport.shared.text.InertText;
 import io.temporal.client.WorkflowException;
 import java.nio.file.Path;
 import picocli.CommandLine;
@@ -23,7 +24,9 @@ final class CliErrors implements CommandLine.IExecutionExceptionHandler {
     }
     String message = shown.getMessage() == null ? shown.getClass().getSimpleName() : shown.getMessage();
     // Hints in the message name the program as it was invoked, with their required flags (pasteable).
-    cmd.getErr().println("onceport: " + CommandName.hint(message));
+    // Messages may quote what an agent, upstream or target said: shown inert, line by line (our own lines stay lines).
+    String hinted = CommandName.hint(message);
+    cmd.getErr().println("onceport: " + String.join("\n", hinted.lines().map(InertText::of).toList()));
     if (System.getenv("ONCEPORT_DEBUG") != null) {
       ex.printStackTrace(cmd.getErr());
     }

@@ -2,6 +2,7 @@ package io.onceport.app.cli;
 
 import io.onceport.frontend.contract.ContractLoadException;
 import io.onceport.frontend.contract.ContractLoader;
+import io.onceport.shared.text.InertText;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -47,7 +48,7 @@ final class ContractFiles {
           Path tmp = Files.createTempFile(out, "." + f.name(), ".tmp");
           Files.writeString(tmp, f.yaml());
           Files.move(tmp, out.resolve(f.name()), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-          o.println("wrote " + out.resolve(f.name()) + "  " + f.note());
+          o.println(InertText.of("wrote " + out.resolve(f.name()) + "  " + f.note()));
         }
       } finally {
         try (Stream<Path> s = Files.walk(scratch)) {

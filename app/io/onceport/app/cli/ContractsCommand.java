@@ -3,6 +3,7 @@ package io.onceport.app.cli;
 import io.onceport.frontend.contract.ContractLoadException;
 import io.onceport.frontend.contract.ContractLoader;
 import io.onceport.frontend.contract.ContractSet;
+import io.onceport.shared.text.InertText;
 import io.onceport.workflow.contract.ToolContract;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -55,7 +56,7 @@ public final class ContractsCommand implements Runnable {
       try {
         set = new ContractLoader(contractOptions.variables()).load(dir);
       } catch (ContractLoadException e) {
-        e.errors().forEach(err::println);
+        e.errors().forEach(line -> err.println(InertText.of(line)));
         err.flush();
         int n = e.errors().size();
         throw new CliException(dir + ": " + n + (n == 1 ? " error" : " errors") + ", contracts not loaded");
@@ -65,7 +66,7 @@ public final class ContractsCommand implements Runnable {
             + c.replayClass().wireName());
       }
       for (String w : set.warnings()) {
-        out.println("warning: " + w);
+        out.println(InertText.of("warning: " + w));
       }
       if (upstream) {
         int changed = UpstreamCheck.run(set, ImportMcpCommand.UpstreamAccess.bearer(tokenEnv), 30_000, out);

@@ -6,6 +6,7 @@ import io.onceport.activity.mcp.McpSession;
 import io.onceport.activity.mcp.McpUpstream;
 import io.onceport.activity.mcp.McpUpstreams;
 import io.onceport.frontend.contract.McpImport;
+import io.onceport.shared.text.InertText;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -99,8 +100,8 @@ final class ImportMcpCommand implements Runnable {
             c.replayClass().wireName() + "  (upstream tool " + c.upstreamTool() + ")"));
       }
       ContractFiles.writeChecked(files, out, force, o);
-      o.println("imported " + files.size() + " of " + listed.size() + " tools of " + session.describeServer()
-          + "; review each file's replay class, then: onceport contracts check " + out);
+      o.println(InertText.of("imported " + files.size() + " of " + listed.size() + " tools of " + session.describeServer()
+          + "; review each file's replay class, then: onceport contracts check " + out));
       o.flush();
     }
   }

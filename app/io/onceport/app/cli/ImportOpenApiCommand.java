@@ -1,6 +1,7 @@
 package io.onceport.app.cli;
 
 import io.onceport.frontend.contract.OpenApiImport;
+import io.onceport.shared.text.InertText;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -67,12 +68,12 @@ final class ImportOpenApiCommand implements Runnable {
       throw new CliException(e.getMessage());
     }
     for (String m : api.parseMessages()) {
-      o.println("parser: " + m);
+      o.println(InertText.of("parser: " + m));
     }
     List<ContractFiles.File> files = new ArrayList<>();
     for (OpenApiImport.Result r : results) {
       if (r.skipped() != null) {
-        o.println("skipped " + r.operationId() + ": " + r.skipped());
+        o.println(InertText.of("skipped " + r.operationId() + ": " + r.skipped()));
       } else {
         files.add(new ContractFiles.File(r.fileName(), r.yaml(), r.replayClass().wireName() + "  (operation " + r.operationId() + ")"));
       }

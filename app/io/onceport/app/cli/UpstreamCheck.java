@@ -7,6 +7,7 @@ import io.onceport.activity.mcp.McpUpstream;
 import io.onceport.frontend.contract.ContractSet;
 import io.onceport.frontend.contract.McpImport;
 import io.onceport.frontend.contract.UpstreamDrift;
+import io.onceport.shared.text.InertText;
 import io.onceport.workflow.contract.McpSpec;
 import io.onceport.workflow.contract.ToolContract;
 import java.io.PrintWriter;
@@ -47,16 +48,16 @@ final class UpstreamCheck {
           session = upstream.session(m.url() != null ? headers : Map.of(), timeoutMillis);
           listed = upstream.listTools(session, m.url() != null ? headers : Map.of(), timeoutMillis);
         } catch (McpFailure e) {
-          out.println("upstream " + upstream.describe() + ": cannot compare, " + e.getMessage());
+          out.println(InertText.of("upstream " + upstream.describe() + ": cannot compare, " + e.getMessage()));
           blocking++;
           continue;
         }
         List<UpstreamDrift.Finding> findings = UpstreamDrift.compare(group, listed, session.advertisesIdempotency());
         long b = findings.stream().filter(UpstreamDrift.Finding::blocking).count();
-        out.println("upstream " + upstream.describe() + " (" + session.describeServer() + "): " + group.size() + " contracts, "
-            + listed.size() + " upstream tools, " + (b == 0 ? "no changes" : b + (b == 1 ? " change" : " changes")));
+        out.println(InertText.of("upstream " + upstream.describe() + " (" + session.describeServer() + "): " + group.size()
+            + " contracts, " + listed.size() + " upstream tools, " + (b == 0 ? "no changes" : b + (b == 1 ? " change" : " changes"))));
         for (UpstreamDrift.Finding f : findings) {
-          out.println((f.blocking() ? "  changed  " : "  note     ") + f.tool() + ": " + f.message());
+          out.println(InertText.of((f.blocking() ? "  changed  " : "  note     ") + f.tool() + ": " + f.message()));
         }
         blocking += (int) b;
       }

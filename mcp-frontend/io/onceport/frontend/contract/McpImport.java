@@ -1,7 +1,9 @@
 package io.onceport.frontend.contract;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.onceport.shared.text.InertText;
 import io.onceport.workflow.contract.ReplayClass;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,13 +13,14 @@ import java.util.Objects;
 /**
  * Turns an upstream MCP server's {@code tools/list} into contract files: one commented contract per
  * tool with its description, input (and output) schema, and a replay class proposed from what the
- * server says — {@code readOnlyHint} → {@code read_only}; {@code idempotentHint} on a server that
- * advertises {@code tools.idempotency} → {@code idempotency_key}; anything else → {@code
- * irreversible} — with a comment saying why and what the operator must check. Annotations are the
- * server's hints, not guarantees, so nothing here is more permissive than they are.
+ * server says — {@code readOnlyHint} (and not destructive) → {@code read_only}; {@code
+ * idempotentHint} on a server that advertises {@code tools.idempotency} → {@code idempotency_key};
+ * anything else → {@code irreversible} — with a comment saying why and what the operator must
+ * check. Annotations are the server's hints, not guarantees, so nothing here is more permissive
+ * than they are. Files are written by {@link ContractDocument}: what the server says stays text.
  */
 public final class McpImport {
-  private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   /** Where the server is, as the contract's {@code mcp} section will say it. */
   public record Upstream(String url, List<String> command, Map<String, String> env, String workingDir, String credential) {
@@ -54,15 +57,33 @@ public final class McpImport {
     this.prefix = prefix == null ? "" : prefix;
   }
 
-  /** The replay class the rules above propose for a tool with these annotations. */
+  /**
+   * The replay class the rules above propose for a tool with these annotations. {@code read_only}
+   * only when the tool says {@code readOnlyHint: true} (the JSON boolean: {@code "true"} is not
+   * true) and does not also say it is destructive — the MCP schema's {@code destructiveHint}
+   * defaults to true and is meant only for tools that are not read-only, so a tool claiming both
+   * contradicts itself, and a "delete" it proposed as read_only was sent four times after a lost
+   * answer. Contradicting hints propose {@code irreversible}, the class that never re-sends.
+   */
   public static ReplayClass propose(JsonNode annotations, boolean serverIdempotency) {
-    if (annotations.path("readOnlyHint").asBoolean(false)) {
+    if (isTrue(annotations.path("readOnlyHint")) && !conflicting(annotations)) {
       return ReplayClass.READ_ONLY;
     }
-    if (annotations.path("idempotentHint").asBoolean(false) && serverIdempotency) {
+    if (isTrue(annotations.path("idempotentHint")) && serverIdempotency && !conflicting(annotations)) {
       return ReplayClass.IDEMPOTENCY_KEY;
     }
     return ReplayClass.IRREVERSIBLE;
+  }
+
+  /** readOnlyHint with a destructiveHint that is there and not {@code false}. */
+  private static boolean conflicting(JsonNode annotations) {
+    JsonNode destructive = annotations.path("destructiveHint");
+    return isTrue(annotations.path("readOnlyHint")) && !destructive.isMissingNode()
+        && !(destructive.isBoolean() && !destructive.booleanValue());
+  }
+
+  private static boolean isTrue(JsonNode hint) {
+    return hint.isBoolean() && hint.booleanValue();
   }
 
   /** The input schema as a contract holds it: an object schema in JSON Schema 2020-12 keywords ({@link SchemaDialect}). */
@@ -77,84 +98,87 @@ public final class McpImport {
 
   public Contract contract(JsonNode tool) {
     String upstreamTool = tool.path("name").asText();
-    String name = ContractYaml.toolName(prefix + upstreamTool);
+    String name = ContractDocument.toolName(prefix + upstreamTool);
     JsonNode annotations = tool.path("annotations");
     ReplayClass proposed = propose(annotations, idempotency);
-    StringBuilder y = new StringBuilder();
-    y.append(ContractYaml.comment(header(tool, upstreamTool, name, annotations, proposed)));
-    y.append("tool: ").append(name).append('\n');
+    ContractDocument doc = new ContractDocument().header(header(upstreamTool, name, annotations, proposed));
+    ObjectNode y = doc.root();
+    y.put("tool", name);
     String description = tool.path("description").asText("");
     if (description.isEmpty()) {
       description = tool.path("title").asText(upstreamTool);
     }
-    y.append("description: ").append(ContractYaml.scalar(description)).append('\n');
-    y.append(ContractYaml.block("input_schema", inputSchema(tool), 2));
+    y.put("description", description);
+    y.set("input_schema", inputSchema(tool));
     if (tool.path("outputSchema").isObject()) {
-      ObjectNode out = SchemaDialect.clean((ObjectNode) tool.get("outputSchema"), false);
-      y.append("# The upstream declares an output schema: results carry its structuredContent.\n");
-      y.append(ContractYaml.block("output_schema", out, 2));
+      y.set("output_schema", SchemaDialect.clean((ObjectNode) tool.get("outputSchema"), false));
+      doc.before("output_schema", "The upstream declares an output schema: results carry its structuredContent.");
     }
-    y.append("channel: mcp\n");
-    y.append(mcpSection(upstreamTool));
-    y.append(replaySection(proposed));
-    return new Contract(name + ".yaml", name, upstreamTool, proposed, y.toString());
+    y.put("channel", "mcp");
+    mcpSection(doc, upstreamTool);
+    replaySection(doc, proposed);
+    return new Contract(name + ".yaml", name, upstreamTool, proposed, doc.toYaml());
   }
 
   /** The {@code mcp:} section: how the worker reaches the upstream, and the upstream tool's name. */
-  private String mcpSection(String upstreamTool) {
-    StringBuilder y = new StringBuilder("mcp:\n");
+  private void mcpSection(ContractDocument doc, String upstreamTool) {
+    ObjectNode m = doc.root().putObject("mcp");
     if (upstream.url() != null) {
-      y.append("  url: ").append(ContractYaml.scalar(upstream.url())).append('\n');
+      m.put("url", upstream.url());
     } else {
-      y.append("  command: [");
-      for (int i = 0; i < upstream.command().size(); i++) {
-        y.append(i == 0 ? "" : ", ").append(ContractYaml.scalar(upstream.command().get(i)));
-      }
-      y.append("]            # started and supervised by the worker (stdio)\n");
+      upstream.command().forEach(m.putArray("command")::add);
+      doc.inline("mcp.command", "started and supervised by the worker (stdio)");
       if (!upstream.env().isEmpty()) {
-        y.append("  env:\n");
-        upstream.env().forEach((k, v) -> y.append("    ").append(k).append(": ").append(ContractYaml.scalar(v)).append('\n'));
+        ObjectNode env = m.putObject("env");
+        upstream.env().forEach(env::put);
       }
       if (upstream.workingDir() != null) {
-        y.append("  working_dir: ").append(ContractYaml.scalar(upstream.workingDir())).append('\n');
+        m.put("working_dir", upstream.workingDir());
       }
     }
-    y.append("  tool: ").append(ContractYaml.scalar(upstreamTool)).append("            # the upstream tool's name\n");
+    m.put("tool", upstreamTool);
+    doc.inline("mcp.tool", "the upstream tool's name");
     if (upstream.credential() != null) {
-      y.append("  credential: ").append(ContractYaml.scalar(upstream.credential())).append("   # vault reference, sent as Authorization: Bearer\n");
+      m.put("credential", upstream.credential());
+      doc.inline("mcp.credential", "vault reference, sent as Authorization: Bearer");
     } else if (upstream.url() != null) {
-      y.append("  # credential: NAME          # a vault bearer credential, if the server needs one\n");
+      doc.before("mcp.timeout", "credential: NAME          # a vault bearer credential, if the server needs one");
     }
-    y.append("  timeout: PT60S\n");
-    return y.toString();
+    m.put("timeout", "PT60S");
   }
 
   /** The {@code replay:} section with the proposed class (and, for irreversible, how to switch to status_query). */
-  private static String replaySection(ReplayClass proposed) {
-    StringBuilder y = new StringBuilder("replay:\n");
-    y.append("  class: ").append(proposed.wireName()).append("   # proposed; see the comment at the top\n");
-    y.append("  attach_window: PT1H\n");
+  private static void replaySection(ContractDocument doc, ReplayClass proposed) {
+    ObjectNode r = doc.root().putObject("replay");
+    r.put("class", proposed.wireName());
+    doc.inline("replay.class", "proposed; see the comment at the top");
+    r.put("attach_window", "PT1H");
     if (proposed == ReplayClass.IRREVERSIBLE) {
-      y.append("  # If a read-only upstream tool can tell whether a call took effect (Onceport sends the\n")
-          .append("  # execution id as _meta \"onceport/execution_id\" and as idempotencyKey), switch to:\n")
-          .append("  # class: status_query\n")
-          .append("  # status:\n")
-          .append("  #   tool: STATUS_TOOL\n")
-          .append("  #   arguments: {key: \"{{execution_id}}\"}\n")
-          .append("  #   field: state                  # in its structuredContent\n")
-          .append("  #   completed_when: [done]\n")
-          .append("  #   not_executed_when: [not_found]\n");
+      doc.after("replay", String.join("\n",
+          "If a read-only upstream tool can tell whether a call took effect (Onceport sends the",
+          "execution id as _meta \"onceport/execution_id\" and as idempotencyKey), switch replay to:",
+          "  class: status_query",
+          "  status:",
+          "    tool: STATUS_TOOL",
+          "    arguments: {key: \"{{execution_id}}\"}",
+          "    field: state                  # in its structuredContent",
+          "    completed_when: [done]",
+          "    not_executed_when: [not_found]"));
     }
-    return y.toString();
   }
 
-  private String header(JsonNode tool, String upstreamTool, String name, JsonNode annotations, ReplayClass proposed) {
+  /**
+   * The comment at the top. Text from the server (its name, the tool's name, the annotations) is
+   * made inert first, so it can neither end a comment line nor start one of its own.
+   */
+  private String header(String upstreamTool, String name, JsonNode annotations, ReplayClass proposed) {
     List<String> lines = new ArrayList<>();
-    lines.add(name + ": imported from MCP server " + serverName + " (" + upstream.describe() + ") by `onceport contracts"
-        + " import-mcp`." + (name.equals(upstreamTool) ? "" : " Upstream tool name: " + upstreamTool + "."));
+    lines.add(name + ": imported from MCP server " + InertText.of(serverName) + " (" + InertText.of(upstream.describe())
+        + ") by `onceport contracts import-mcp`." + (name.equals(upstreamTool) ? "" : " Upstream tool name: "
+        + InertText.of(upstreamTool) + "."));
     lines.add("Review this file before serving it: the replay class below is a proposal, not a fact.");
     lines.add("");
-    lines.add("Upstream annotations: " + (annotations.isObject() && !annotations.isEmpty() ? annotations.toString() : "none")
+    lines.add("Upstream annotations: " + (annotations.isObject() && !annotations.isEmpty() ? InertText.of(annotations.toString()) : "none")
         + "; tools.idempotency " + (idempotency ? "advertised" : "not advertised") + ".");
     lines.add("Proposed replay class: " + proposed.wireName() + ".");
     switch (proposed) {
@@ -172,7 +196,16 @@ public final class McpImport {
             + " effect, the first result), for at least the attach window.");
       }
       default -> {
-        if (annotations.path("idempotentHint").asBoolean(false)) {
+        if (conflicting(annotations)) {
+          lines.add("  Why: the server marks the tool readOnlyHint but also destructiveHint (" + InertText.of(
+              annotations.path("destructiveHint").toString()) + "): the hints contradict each other, so Onceport takes"
+              + " the careful one and never sends a call again whose answer was lost: it waits for an operator"
+              + " (needs_review).");
+        } else if (!annotations.path("readOnlyHint").isMissingNode() && !annotations.path("readOnlyHint").isBoolean()) {
+          lines.add("  Why: the tool's readOnlyHint is " + InertText.of(annotations.path("readOnlyHint").toString())
+              + ", not the boolean true, so nothing says it is read-only; a call whose answer was lost is never sent"
+              + " again: it waits for an operator (needs_review).");
+        } else if (isTrue(annotations.path("idempotentHint"))) {
           lines.add("  Why: the tool says idempotentHint, but the server does not advertise tools.idempotency, so nothing"
               + " says it deduplicates a re-send by idempotencyKey; a re-send could act twice.");
         } else {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.onceport.shared.text.InertText;
 import io.onceport.workflow.contract.ReplayClass;
 import io.swagger.parser.OpenAPIParser;
 import io.swagger.v3.oas.models.OpenAPI;
@@ -29,7 +30,8 @@ import java.util.Set;
  * the operation declares an {@code Idempotency-Key} header, and a proposed replay class — GET →
  * {@code read_only}; a declared idempotency key → {@code idempotency_key}; otherwise {@code
  * irreversible} with a comment. OpenAPI 3.0 schema dialect ({@code nullable}, {@code example},
- * {@code xml}…) is rewritten into JSON Schema 2020-12 keywords.
+ * {@code xml}…) is rewritten into JSON Schema 2020-12 keywords. Files are written by {@link
+ * ContractDocument}: the document's titles, paths and names stay text.
  */
 public final class OpenApiImport {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -134,7 +136,7 @@ public final class OpenApiImport {
   private Result contract(String base, String path, PathItem item, PathItem.HttpMethod httpMethod, Operation op, String id,
       String credential, String prefix) {
     String method = httpMethod.name();
-    String tool = ContractYaml.toolName(prefix + id);
+    String tool = ContractDocument.toolName(prefix + id);
     if (!Set.of("GET", "POST", "PUT", "PATCH", "DELETE").contains(method)) {
       return new Result(null, tool, id, null, null, method + " is not a method contracts dispatch (GET, POST, PUT, PATCH, DELETE)");
     }
@@ -148,8 +150,9 @@ public final class OpenApiImport {
     in.body(op.getRequestBody());
     ReplayClass proposed = method.equals("GET") ? ReplayClass.READ_ONLY
         : in.idempotencyHeader != null ? ReplayClass.IDEMPOTENCY_KEY : ReplayClass.IRREVERSIBLE;
-    String yaml = ContractYaml.comment(header(tool, id, method, op, in, proposed)) + body(tool, id, method, base, op, in,
-        credential, proposed);
+    ContractDocument doc = new ContractDocument().header(header(tool, id, method, op, in, proposed));
+    body(doc, tool, id, method, base, op, in, credential, proposed);
+    String yaml = doc.toYaml();
     return new Result(tool + ".yaml", tool, id, proposed, yaml, null);
   }
 
@@ -241,8 +244,9 @@ public final class OpenApiImport {
   /** The comment at the top: where the contract came from, the proposed class, why, and what to check. */
   private String header(String tool, String id, String method, Operation op, Inputs in, ReplayClass proposed) {
     List<String> head = new ArrayList<>();
-    head.add(tool + ": imported from operation " + id + " (" + method + " " + in.path.replace("{{", "{").replace("}}", "}")
-        + ") of " + (api.getInfo() == null ? location : api.getInfo().getTitle() + " " + api.getInfo().getVersion())
+    head.add(tool + ": imported from operation " + InertText.of(id) + " (" + method + " "
+        + InertText.of(in.path.replace("{{", "{").replace("}}", "}")) + ") of "
+        + InertText.of(api.getInfo() == null ? location : api.getInfo().getTitle() + " " + api.getInfo().getVersion())
         + " by `onceport contracts import-openapi`.");
     head.add("Review this file before serving it: the replay class below is a proposal, not a fact.");
     head.add("");
@@ -253,7 +257,7 @@ public final class OpenApiImport {
         head.add("  Check: that this endpoint really is safe; a GET that changes state must not be read_only.");
       }
       case IDEMPOTENCY_KEY -> {
-        head.add("  Why: the operation declares an " + in.idempotencyHeader + " header; Onceport sends the execution id in it and"
+        head.add("  Why: the operation declares an " + InertText.of(in.idempotencyHeader) + " header; Onceport sends the execution id in it and"
             + " re-sends with the same key after an unknown outcome.");
         head.add("  Check: that the API returns the first result for a repeated key (and refuses a reused key with another"
             + " body) for at least the attach window.");
@@ -270,48 +274,50 @@ public final class OpenApiImport {
       head.add("The operation requires authentication: set http.credential to a vault reference.");
     }
     for (String n : in.notes) {
-      head.add("Note: " + n + ".");
+      head.add("Note: " + InertText.of(n) + ".");
     }
     return String.join("\n", head);
   }
 
   /** The contract's fields after the comment. */
-  private static String body(String tool, String id, String method, String base, Operation op, Inputs in, String credential,
-      ReplayClass proposed) {
-    StringBuilder y = new StringBuilder();
-    y.append("tool: ").append(tool).append('\n');
+  private static void body(ContractDocument doc, String tool, String id, String method, String base, Operation op, Inputs in,
+      String credential, ReplayClass proposed) {
+    ObjectNode y = doc.root();
+    y.put("tool", tool);
     String description = op.getSummary() != null ? op.getSummary() : op.getDescription() != null ? op.getDescription() : id;
     if (op.getSummary() != null && op.getDescription() != null && !op.getDescription().equals(op.getSummary())) {
       description = op.getSummary() + " " + op.getDescription();
     }
-    y.append("description: ").append(ContractYaml.scalar(description.strip())).append('\n');
-    y.append(ContractYaml.block("input_schema", in.inputSchema(), 2));
-    y.append("channel: http\n");
-    y.append("http:\n");
-    y.append("  method: ").append(method).append('\n');
-    y.append("  url: ").append(ContractYaml.scalar(base + in.path + in.query)).append('\n');
+    y.put("description", description.strip());
+    y.set("input_schema", in.inputSchema());
+    y.put("channel", "http");
+    ObjectNode http = y.putObject("http");
+    http.put("method", method);
+    http.put("url", base + in.path + in.query);
     if (in.hasBody) {
-      y.append("  body: \"{{body}}\"          # the argument body, sent as JSON\n");
+      http.put("body", "{{body}}");
+      doc.inline("http.body", "the argument body, sent as JSON");
     } else if (!method.equals("GET") && !method.equals("DELETE")) {
-      y.append("  body: {}\n");
+      http.putObject("body");
     }
     if (!in.headers.isEmpty()) {
-      y.append("  headers:\n");
-      in.headers.forEach((k, v) -> y.append("    ").append(k).append(": ").append(ContractYaml.scalar(v)).append('\n'));
+      ObjectNode headers = http.putObject("headers");
+      in.headers.forEach(headers::put);
     }
     if (in.idempotencyHeader != null) {
-      y.append("  idempotency_header: ").append(in.idempotencyHeader).append("   # carries the execution id\n");
+      http.put("idempotency_header", in.idempotencyHeader);
+      doc.inline("http.idempotency_header", "carries the execution id");
     }
     if (credential != null) {
-      y.append("  credential: ").append(ContractYaml.scalar(credential)).append('\n');
+      http.put("credential", credential);
     } else {
-      y.append("  # credential: NAME          # a vault reference (bearer, basic or header)\n");
+      doc.before("http.timeout", "credential: NAME          # a vault reference (bearer, basic or header)");
     }
-    y.append("  timeout: PT30S\n");
-    y.append("replay:\n");
-    y.append("  class: ").append(proposed.wireName()).append("   # proposed; see the comment at the top\n");
-    y.append("  attach_window: PT1H\n");
-    return y.toString();
+    http.put("timeout", "PT30S");
+    ObjectNode replay = y.putObject("replay");
+    replay.put("class", proposed.wireName());
+    doc.inline("replay.class", "proposed; see the comment at the top");
+    replay.put("attach_window", "PT1H");
   }
 
   /** A swagger model schema as JSON Schema 2020-12: OpenAPI-only keywords rewritten or dropped. */

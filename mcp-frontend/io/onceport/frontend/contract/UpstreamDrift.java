@@ -52,9 +52,9 @@ public final class UpstreamDrift {
             + schemaNow + " (re-import to adopt it)", true));
       }
       JsonNode annotations = now.path("annotations");
-      if (c.replayClass() == ReplayClass.READ_ONLY && !annotations.path("readOnlyHint").asBoolean(false)) {
+      if (c.replayClass() == ReplayClass.READ_ONLY && McpImport.propose(annotations, idempotency) != ReplayClass.READ_ONLY) {
         out.add(new Finding(c.tool(), "the contract says read_only, but the upstream does not mark " + upstreamTool
-            + " readOnlyHint (annotations now: " + annotations + ")", true));
+            + " readOnlyHint without also marking it destructive (annotations now: " + annotations + ")", true));
       }
       if (c.replayClass() == ReplayClass.IDEMPOTENCY_KEY && !idempotency) {
         out.add(new Finding(c.tool(), "the contract says idempotency_key, but the upstream no longer advertises"
@@ -62,7 +62,7 @@ public final class UpstreamDrift {
       }
       String descriptionNow = now.path("description").asText("");
       if (!descriptionNow.isEmpty() && !descriptionNow.equals(c.description())) {
-        out.add(new Finding(c.tool(), "description changed upstream: " + ContractYaml.scalar(descriptionNow), false));
+        out.add(new Finding(c.tool(), "description changed upstream: \"" + descriptionNow + "\"", false));
       }
     }
     for (JsonNode t : listed) {

@@ -134,6 +134,16 @@ public final class UpstreamServers {
       this.command = List.of(Node22.ready().resolve("node").toString(), Node22.PROJECT.resolve("upstream-stdio.mjs").toString());
     }
 
+    /** The node binary (v22+) the npm test project runs with. */
+    public static Path node() throws Exception {
+      return Node22.ready().resolve("node");
+    }
+
+    /** A script of the npm test project (src/test/node). */
+    public static Path script(String name) {
+      return Node22.PROJECT.resolve(name);
+    }
+
     public Map<String, String> env() {
       return Map.of("LEDGER_FILE", ledger.toString(), "NOTES_FILE", notes.toString(), "FAULTS_FILE", faults.toString());
     }

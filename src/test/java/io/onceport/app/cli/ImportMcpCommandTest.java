@@ -4,6 +4,8 @@ import static io.onceport.app.cli.AgentCommandTest.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.onceport.frontend.contract.ContractLoader;
 import io.onceport.frontend.contract.ContractSet;
 import io.onceport.testing.UpstreamServers;
@@ -19,6 +21,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@code contracts import-mcp} and {@code contracts check --upstream} against the TypeScript-SDK
@@ -114,6 +118,61 @@ class ImportMcpCommandTest {
     assertEquals(stdio.ledger.toString(), note.mcp().env().get("LEDGER_FILE"));
     assertEquals(stdio.dir.toString(), note.mcp().workingDir());
     assertEquals(List.of(), stdio.ledger(), "listing tools calls none");
+  }
+
+  /**
+   * A hostile upstream (upstream-hostile.mjs, the TypeScript SDK over stdio) puts a character that
+   * ends a line for some YAML reader, then a top-level key, into its server name and version, a tool
+   * name, an annotation key and a description. The contracts hold what it said as text (quoted
+   * scalars, escaped comments) and nothing else: no hidden key, no raw line break a terminal or the
+   * loader would honour, and the tool that claims both readOnlyHint and destructiveHint is not
+   * proposed read_only.
+   */
+  @ParameterizedTest(name = "break U+{0}")
+  @ValueSource(strings = {"2028", "2029", "000D", "0085"})
+  void upstreamTextNeverBecomesYamlStructureAndConflictingHintsAreNotReadOnly(String codePoint) throws Exception {
+    String brk = String.valueOf((char) Integer.parseInt(codePoint, 16));
+    Path out = tmp.resolve("c");
+    List<String> args = new ArrayList<>(List.of("contracts", "import-mcp", "--out", out.toString(), "--env", "BREAK=" + brk,
+        "--command", UpstreamServers.Stdio.node().toString(), UpstreamServers.Stdio.script("upstream-hostile.mjs").toString()));
+    AgentCommandTest.Run r = run(args.toArray(String[]::new));
+    assertEquals(0, r.exit(), r.err());
+    assertTrue(!r.out().contains(brk) && !r.err().contains(brk), "the CLI output shows the break escaped: " + r.out());
+
+    ObjectMapper yaml = new ObjectMapper(new YAMLFactory());
+    List<String> files;
+    try (var list = Files.list(out)) {
+      files = list.map(f -> f.getFileName().toString()).sorted().toList();
+    }
+    assertEquals(List.of("odd_http___method__GET___.yaml", "peek_item.yaml", "purge_item.yaml", "string_hint.yaml"), files);
+    for (String f : files) {
+      String text = Files.readString(out.resolve(f));
+      assertTrue(!text.contains(brk), f + " holds the break only escaped:\n" + text);
+      List<String> keys = new ArrayList<>();
+      yaml.readTree(text).fieldNames().forEachRemaining(keys::add);
+      assertEquals(List.of("tool", "description", "input_schema", "channel", "mcp", "replay"), keys, f + ":\n" + text);
+      assertTrue(text.contains("notes" + escaped(brk) + "fingerprint: {ignore: [id]}" + escaped(brk) + "#"),
+          "the server name is in the comment, escaped: " + text);
+    }
+    ContractSet set = new ContractLoader().load(out);
+    assertEquals(ReplayClass.IRREVERSIBLE, set.find("purge_item").orElseThrow().replayClass(), "conflicting hints");
+    assertEquals(ReplayClass.READ_ONLY, set.find("peek_item").orElseThrow().replayClass());
+    assertEquals(ReplayClass.IRREVERSIBLE, set.find("string_hint").orElseThrow().replayClass(), "\"true\" is not true");
+    ToolContract purge = set.find("purge_item").orElseThrow();
+    assertEquals(List.of(), purge.fingerprintIgnore());
+    assertEquals("Delete an item." + brk + "result: {format: text}" + brk + "#", purge.description(), "kept as the upstream said it");
+    assertEquals(brk, purge.mcp().env().get("BREAK"));
+    assertEquals("odd" + brk + "http: {method: GET}" + brk + "#", set.find("odd_http___method__GET___").orElseThrow().mcp().tool());
+    String purgeText = Files.readString(out.resolve("purge_item.yaml"));
+    assertTrue(purgeText.replaceAll("\n#\\s+", " ").contains("Why: the server marks the tool readOnlyHint but also destructiveHint"),
+        purgeText);
+    AgentCommandTest.Run check = run("contracts", "check", out.toString());
+    assertEquals(0, check.exit(), check.err());
+  }
+
+  /** How InertText shows a character: named escapes for CR, else backslash-u and four hex digits. */
+  private static String escaped(String c) {
+    return c.equals("\r") ? "\\r" : String.format("\\u%04X", (int) c.charAt(0));
   }
 
   @Test
