@@ -2,6 +2,7 @@ package io.onceport.app.cli;
 
 import io.onceport.activity.operator.OperatorKey;
 import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.shared.text.InertText;
 import io.onceport.workflow.operator.DecisionBinding;
 import io.onceport.workflow.operator.SignedDecision;
 import io.onceport.workflow.execution.ApprovalDecision;
@@ -12,6 +13,8 @@ import io.onceport.workflow.execution.ToolExecutionWorkflow;
 import io.temporal.client.WorkflowServiceException;
 import io.temporal.client.WorkflowUpdateException;
 import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -94,8 +97,8 @@ final class ApprovalCommands {
       out.println();
       out.println(ExecutionsCommand.describe(record));
       out.flush();
-      Confirmation.require(yes, (approve ? "Approve" : "Deny") + " execution " + executionId + " (" + record.tool() + " on "
-          + record.target() + ")?");
+      Confirmation.require(yes, InertText.of((approve ? "Approve" : "Deny") + " execution " + executionId + " (" + record.tool()
+          + " on " + record.target() + ")?"));
       ToolExecutionWorkflow stub = connection.client().newWorkflowStub(
           ToolExecutionWorkflow.class, record.workflowId(), Optional.of(record.runId()));
       SignedDecision signed = OperatorCommand.sign(key, DecisionBinding.APPROVAL, record.executionId(), record.fingerprint(),
@@ -107,7 +110,7 @@ final class ApprovalCommands {
       } catch (WorkflowUpdateException | WorkflowServiceException e) {
         throw new CliException(ExecutionsCommand.failureMessage(e));
       }
-      out.println(executionId + ": " + after.view() + " — " + after.message());
+      out.println(InertText.of(executionId + ": " + after.view() + " — " + after.message()));
     }
   }
 
@@ -115,18 +118,19 @@ final class ApprovalCommands {
   static String summary(ExecutionRecord r) {
     AttachedCall first = r.calls().isEmpty() ? null : r.calls().get(0);
     long retries = r.calls().stream().filter(AttachedCall::retry).count();
-    StringBuilder b = new StringBuilder();
-    b.append("approval requested for ").append(r.executionId()).append('\n');
-    b.append("  tool         ").append(r.tool()).append(" as ").append(r.actor()).append('\n');
-    b.append("  target       ").append(r.method() == null ? "" : r.method() + " ").append(r.target()).append('\n');
-    b.append("  credential   ").append(r.credentialRef()).append('\n');
-    b.append("  arguments    ").append(r.arguments()).append('\n');
-    b.append("  fingerprint  ").append(r.fingerprint()).append('\n');
-    b.append("  first request ").append(first == null ? r.acceptedAt() : first.receivedAt()).append('\n');
-    b.append("  retries      ").append(retries).append(" attached (a retry never asks again)\n");
+    List<String> lines = new ArrayList<>();
+    lines.add("approval requested for " + r.executionId());
+    lines.add("  tool         " + r.tool() + " as " + r.actor());
+    lines.add("  target       " + (r.method() == null ? "" : r.method() + " ") + r.target());
+    lines.add("  credential   " + r.credentialRef());
+    lines.add("  arguments    " + r.arguments());
+    lines.add("  fingerprint  " + r.fingerprint());
+    lines.add("  first request " + (first == null ? r.acceptedAt() : first.receivedAt()));
+    lines.add("  retries      " + retries + " attached (a retry never asks again)");
     if (r.authorization() != null && r.authorization().expiresAt() != null) {
-      b.append("  expires      ").append(r.authorization().expiresAt());
+      lines.add("  expires      " + r.authorization().expiresAt());
     }
-    return b.toString().stripTrailing();
+    // The operator decides on what this shows: an agent's arguments may not forge a line or act on the terminal.
+    return InertText.lines(lines).stripTrailing();
   }
 }

@@ -1,11 +1,14 @@
 package io.onceport.app.cli;
 
-import io.onceport.shared.cli.CommandName;
+import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.onceport.frontend.temporal.ExecutionDirectory;
 import io.onceport.frontend.temporal.ExecutionLocation;
 import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.shared.cli.CommandName;
+import io.onceport.shared.text.InertText;
 import io.onceport.workflow.execution.AttachedCall;
 import io.onceport.workflow.execution.ExecutionRecord;
 import io.onceport.workflow.execution.Resolution;
@@ -13,6 +16,7 @@ import io.onceport.workflow.execution.ToolExecutionWorkflow;
 import io.temporal.client.WorkflowUpdateException;
 import io.temporal.failure.ApplicationFailure;
 import java.io.PrintWriter;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import picocli.CommandLine.ArgGroup;
@@ -32,7 +36,13 @@ import picocli.CommandLine.Model.CommandSpec;
 public final class ExecutionsCommand implements Runnable {
   @Spec CommandSpec spec;
 
-  static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+  /**
+   * For {@code --json}: every non-ASCII character as a JSON escape (the same text for a JSON
+   * reader), so agent-written values (bidi overrides, line separators) show nothing raw in a terminal;
+   * control characters Jackson escapes anyway.
+   */
+  static final ObjectMapper JSON = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT)
+      .enable(JsonWriteFeature.ESCAPE_NON_ASCII).build();
 
   @Override
   public void run() {
@@ -125,10 +135,11 @@ public final class ExecutionsCommand implements Runnable {
         for (Listed row : rows) {
           ExecutionRecord r = row.record();
           if (r == null) {
-            out.printf("%-30s %-34s %s%n", row.location().executionId(), "unreadable", row.unreadable()
-                + " (" + CommandName.command("executions show " + row.location().executionId()) + ")");
+            out.println(InertText.of(String.format("%-30s %-34s %s", row.location().executionId(), "unreadable", row.unreadable()
+                + " (" + CommandName.command("executions show " + row.location().executionId()) + ")")));
           } else {
-            out.printf("%-30s %-34s %-22s %-18s %s%n", r.executionId(), r.view(), r.tool(), r.actor(), r.acceptedAt());
+            out.println(InertText.of(String.format("%-30s %-34s %-22s %-18s %s", r.executionId(), r.view(), r.tool(), r.actor(),
+                r.acceptedAt())));
           }
         }
       }
@@ -239,7 +250,7 @@ public final class ExecutionsCommand implements Runnable {
         } catch (WorkflowUpdateException e) {
           throw new CliException(failureMessage(e));
         }
-        spec.commandLine().getOut().println(executionId + ": " + after.view() + " — " + CommandName.hint(after.message()));
+        spec.commandLine().getOut().println(InertText.of(executionId + ": " + after.view() + " — " + CommandName.hint(after.message())));
       }
     }
   }
@@ -265,87 +276,89 @@ public final class ExecutionsCommand implements Runnable {
     }
   }
 
-  /** A plain-text view of a record for operators. */
+  /**
+   * A plain-text view of a record for operators. Built as lines and rendered with {@link
+   * InertText#lines}: agents write much of a record (arguments, JSON-RPC ids, session and client
+   * names, run ids) and targets the rest of it (messages), and neither may add a line of its own or
+   * act on the operator's terminal.
+   */
   static String describe(ExecutionRecord r) {
-    StringBuilder b = new StringBuilder();
-    b.append("execution   ").append(r.executionId()).append('\n');
-    b.append("state       ").append(r.view()).append("  (state ").append(r.state().wireName())
-        .append(", outcome ").append(r.outcome().wireName()).append(", delivery ").append(r.delivery().wireName()).append(")\n");
-    b.append("message     ").append(CommandName.hint(r.message())).append('\n');
-    b.append("tool        ").append(r.tool()).append(" (").append(r.replayClass()).append(", ").append(r.channel()).append(")\n");
-    b.append("actor       ").append(r.actor()).append("  scope ").append(r.intentScope()).append('\n');
-    b.append("target      ").append(r.method() == null ? "" : r.method() + " ").append(r.target()).append('\n');
+    List<String> lines = new ArrayList<>();
+    lines.add("execution   " + r.executionId());
+    lines.add("state       " + r.view() + "  (state " + r.state().wireName() + ", outcome " + r.outcome().wireName()
+        + ", delivery " + r.delivery().wireName() + ")");
+    lines.add("message     " + CommandName.hint(r.message()));
+    lines.add("tool        " + r.tool() + " (" + r.replayClass() + ", " + r.channel() + ")");
+    lines.add("actor       " + r.actor() + "  scope " + r.intentScope());
+    lines.add("target      " + (r.method() == null ? "" : r.method() + " ") + r.target());
     if (r.credentialRef() != null) {
-      b.append("credential  ").append(r.credentialRef()).append('\n');
+      lines.add("credential  " + r.credentialRef());
     }
-    b.append("arguments   ").append(r.arguments()).append('\n');
-    b.append("fingerprint ").append(r.fingerprint()).append('\n');
+    lines.add("arguments   " + r.arguments());
+    lines.add("fingerprint " + r.fingerprint());
     if (r.intentKey() != null) {
-      b.append("intent key  ").append(r.intentKey()).append('\n');
+      lines.add("intent key  " + r.intentKey());
     }
-    b.append("workflow    ").append(r.workflowId()).append(" / ").append(r.runId()).append('\n');
-    appendTime(b, "accepted", r.acceptedAt());
-    appendTime(b, "authorized", r.authorizedAt());
-    appendTime(b, "dispatched", r.dispatchedAt());
-    appendTime(b, "completed", r.completedAt());
-    appendTime(b, "delivered", r.deliveredAt());
-    appendAuthorization(b, r);
+    lines.add("workflow    " + r.workflowId() + " / " + r.runId());
+    addTime(lines, "accepted", r.acceptedAt());
+    addTime(lines, "authorized", r.authorizedAt());
+    addTime(lines, "dispatched", r.dispatchedAt());
+    addTime(lines, "completed", r.completedAt());
+    addTime(lines, "delivered", r.deliveredAt());
+    addAuthorization(lines, r);
     if (r.targetStatus() != null) {
-      b.append("target status ").append(r.targetStatus()).append('\n');
+      lines.add("target status " + r.targetStatus());
     }
     if (r.exitStatus() != null) {
-      b.append("exit status ").append(r.exitStatus()).append('\n');
+      lines.add("exit status " + r.exitStatus());
     }
     if (r.resultReference() != null) {
-      b.append("result      ").append(r.resultReference()).append('\n');
+      lines.add("result      " + r.resultReference());
     }
-    appendEvidence(b, r);
-    return b.toString().stripTrailing();
+    addEvidence(lines, r);
+    return InertText.lines(lines).stripTrailing();
   }
 
   /** How the ladder decided, by whom and under which rule, and until when a waiting decision holds. */
-  private static void appendAuthorization(StringBuilder b, ExecutionRecord r) {
+  private static void addAuthorization(List<String> lines, ExecutionRecord r) {
     if (r.authorization() != null) {
-      b.append("authorization ").append(r.authorization().decision()).append(" by ").append(r.authorization().by())
-          .append(" (rule ").append(r.authorization().rule()).append(")")
-          .append(r.authorization().reason() == null || r.authorization().reason().isEmpty() ? "" : ": " + r.authorization().reason())
-          .append('\n');
+      lines.add("authorization " + r.authorization().decision() + " by " + r.authorization().by()
+          + " (rule " + r.authorization().rule() + ")"
+          + (r.authorization().reason() == null || r.authorization().reason().isEmpty() ? "" : ": " + r.authorization().reason()));
       if (r.authorization().expiresAt() != null) {
-        b.append("expires     ").append(r.authorization().expiresAt()).append('\n');
+        lines.add("expires     " + r.authorization().expiresAt());
       }
     }
   }
 
   /** The evidence: each send and status check, the review, each call, and the transitions in order. */
-  private static void appendEvidence(StringBuilder b, ExecutionRecord r) {
-    b.append("dispatches  ").append(r.dispatchAttempts()).append('\n');
+  private static void addEvidence(List<String> lines, ExecutionRecord r) {
+    lines.add("dispatches  " + r.dispatchAttempts());
     for (ExecutionRecord.Send s : r.sends()) {
-      b.append("  send ").append(s.attempt()).append(' ').append(s.observed())
-          .append(s.status() == null ? "" : " " + s.status()).append(' ').append(s.startedAt()).append(" → ").append(s.endedAt())
-          .append(" key ").append(s.key())
-          .append(s.decision() == null ? "" : ", then " + s.decision())
-          .append(s.detail() == null || s.detail().isEmpty() ? "" : " (" + s.detail() + ")").append('\n');
+      lines.add("  send " + s.attempt() + " " + s.observed() + (s.status() == null ? "" : " " + s.status()) + " " + s.startedAt()
+          + " → " + s.endedAt() + " key " + s.key() + (s.decision() == null ? "" : ", then " + s.decision())
+          + (s.detail() == null || s.detail().isEmpty() ? "" : " (" + s.detail() + ")"));
     }
     for (ExecutionRecord.StatusCheck c : r.statusChecks()) {
-      b.append("status check ").append(c.at()).append(' ').append(c.verdict()).append(' ').append(c.detail()).append('\n');
+      lines.add("status check " + c.at() + " " + c.verdict() + " " + c.detail());
     }
     if (r.review() != null) {
-      b.append("review      ").append(r.review().decision()).append(" by ").append(r.review().by()).append(": ").append(r.review().reason()).append('\n');
+      lines.add("review      " + r.review().decision() + " by " + r.review().by() + ": " + r.review().reason());
     }
-    b.append("calls       ").append(r.calls().size()).append('\n');
+    lines.add("calls       " + r.calls().size());
     for (AttachedCall c : r.calls()) {
-      b.append("  ").append(c.receivedAt()).append(c.retry() ? " retry " : " first ").append("jsonrpc id ").append(c.jsonRpcId())
-          .append(" session ").append(c.sessionId()).append(" client ").append(c.clientInfo())
-          .append(" delivery ").append(c.delivery() == null ? "-" : c.delivery()).append('\n');
+      lines.add("  " + c.receivedAt() + (c.retry() ? " retry " : " first ") + "jsonrpc id " + c.jsonRpcId()
+          + " session " + c.sessionId() + " client " + c.clientInfo()
+          + " delivery " + (c.delivery() == null ? "-" : c.delivery()));
     }
     for (ExecutionRecord.Transition t : r.transitions()) {
-      b.append("  ").append(t.at()).append(' ').append(t.state()).append(t.detail().isEmpty() ? "" : " — " + CommandName.hint(t.detail())).append('\n');
+      lines.add("  " + t.at() + " " + t.state() + (t.detail().isEmpty() ? "" : " — " + CommandName.hint(t.detail())));
     }
   }
 
-  private static void appendTime(StringBuilder b, String label, String at) {
+  private static void addTime(List<String> lines, String label, String at) {
     if (at != null) {
-      b.append(String.format("%-11s %s%n", label, at));
+      lines.add(String.format("%-11s %s", label, at));
     }
   }
 }

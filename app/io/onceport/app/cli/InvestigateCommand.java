@@ -1,14 +1,15 @@
 package io.onceport.app.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import io.onceport.activity.journal.JournalReader;
 import io.onceport.activity.journal.Journals;
 import io.onceport.app.investigate.Investigation;
+import io.onceport.shared.text.InertText;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -57,7 +58,7 @@ public final class InvestigateCommand implements Callable<Integer> {
     }
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
-      out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(toJson(report)));
+      out.println(ExecutionsCommand.JSON.writeValueAsString(toJson(report)));
     } else {
       print(out, report);
     }
@@ -110,22 +111,29 @@ public final class InvestigateCommand implements Callable<Integer> {
     return m;
   }
 
+  /**
+   * The report as lines rendered with {@link InertText#lines}: the sequence's details, the answers
+   * and the verdict quote what agents sent (session and client names, JSON-RPC ids, run ids, intent
+   * keys) and what targets answered; none of it may add a "dispatched #2" line or a verdict of its own.
+   */
   private static void print(PrintWriter out, Investigation.Report r) {
-    out.println("investigation: " + r.query() + " (executions " + String.join(", ", r.executionIds())
+    List<String> lines = new ArrayList<>();
+    lines.add("investigation: " + r.query() + " (executions " + String.join(", ", r.executionIds())
         + "; fingerprint " + String.join(", ", r.fingerprints()) + ")");
     for (String w : r.warnings()) {
-      out.println("warning: journal damaged, entries after the problem ignored: " + w);
+      lines.add("warning: journal damaged, entries after the problem ignored: " + w);
     }
-    out.println("sequence:");
+    lines.add("sequence:");
     for (var e : r.sequence()) {
-      out.printf("  %-24s %-14s %-16s #%d %s%n", e.at(), e.executionId(), e.transition(), e.attempt(),
-          e.detail().isEmpty() ? "" : e.detail());
+      lines.add(String.format("  %-24s %-14s %-16s #%d %s", e.at(), e.executionId(), e.transition(), e.attempt(),
+          e.detail().isEmpty() ? "" : e.detail()));
     }
     int i = 1;
     for (Investigation.Answer a : r.answers()) {
-      out.println(i++ + ". " + a.question());
-      out.println("   " + a.answer());
+      lines.add(i++ + ". " + a.question());
+      lines.add("   " + a.answer());
     }
-    out.println("verdict: " + r.verdict());
+    lines.add("verdict: " + r.verdict());
+    out.println(InertText.lines(lines));
   }
 }

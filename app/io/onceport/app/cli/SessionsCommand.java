@@ -2,12 +2,14 @@ package io.onceport.app.cli;
 
 import io.onceport.frontend.temporal.SessionDirectory;
 import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.shared.text.InertText;
 import io.onceport.workflow.session.AgentSessionWorkflow;
 import io.onceport.workflow.session.SessionDecision;
 import io.onceport.workflow.session.SessionRecord;
 import io.temporal.client.WorkflowServiceException;
 import io.temporal.client.WorkflowUpdateException;
 import java.io.PrintWriter;
+import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -80,8 +82,9 @@ public final class SessionsCommand implements Runnable {
         }
         out.printf("%-44s %-18s %-18s %-22s %-8s %s%n", "SESSION", "STATUS", "ACTOR", "CLIENT", "WAITING", "STARTED");
         for (SessionRecord s : sessions) {
-          out.printf("%-44s %-18s %-18s %-22s %-8d %s%n", s.sessionId(), s.status(), s.actor(),
-              s.clientInfo() == null ? "-" : s.clientInfo(), s.waiting().size(), s.startedAt() == null ? "-" : s.startedAt());
+          // Session ids and client names come from agents: one row each, nothing a terminal acts on.
+          out.println(InertText.of(String.format("%-44s %-18s %-18s %-22s %-8d %s", s.sessionId(), s.status(), s.actor(),
+              s.clientInfo() == null ? "-" : s.clientInfo(), s.waiting().size(), s.startedAt() == null ? "-" : s.startedAt())));
         }
       }
     }
@@ -104,7 +107,7 @@ public final class SessionsCommand implements Runnable {
         SessionDirectory directory = directory(connection, temporal);
         SessionRecord record = load(directory, connection, sessionId);
         // The workflow id (keyed, not derivable by an agent) is what the Temporal UI needs to send a decision.
-        String workflow = directory.workflowIdOf(sessionId).map(id -> "\nworkflow    " + id).orElse("");
+        String workflow = directory.workflowIdOf(sessionId).map(id -> "\nworkflow    " + InertText.of(id)).orElse("");
         spec.commandLine().getOut().println(json ? ExecutionsCommand.toJson(record) : describe(record) + workflow);
       }
     }
@@ -169,7 +172,7 @@ public final class SessionsCommand implements Runnable {
       SessionRecord record = load(directory, connection, sessionId);
       out.println(describe(record));
       out.flush();
-      Confirmation.require(yes, (authorize ? "Authorize" : "Deny") + " session " + sessionId + " of " + record.actor() + "?");
+      Confirmation.require(yes, InertText.of((authorize ? "Authorize" : "Deny") + " session " + sessionId + " of " + record.actor() + "?"));
       AgentSessionWorkflow stub = directory.stub(sessionId);
       io.onceport.workflow.operator.SignedDecision signed = OperatorCommand.sign(key, io.onceport.workflow.operator.DecisionBinding.SESSION,
           record.sessionId(), null, authorize ? io.onceport.workflow.operator.DecisionBinding.AUTHORIZE : io.onceport.workflow.operator.DecisionBinding.DENY,
@@ -181,32 +184,32 @@ public final class SessionsCommand implements Runnable {
       } catch (WorkflowUpdateException | WorkflowServiceException e) {
         throw new CliException(ExecutionsCommand.failureMessage(e));
       }
-      out.println(sessionId + ": " + after.status() + " by " + after.authorization().by()
-          + "; " + record.waiting().size() + " waiting execution(s) told");
+      out.println(InertText.of(sessionId + ": " + after.status() + " by " + after.authorization().by()
+          + "; " + record.waiting().size() + " waiting execution(s) told"));
     }
   }
 
+  /** A plain-text view of a session, as lines rendered with {@link InertText#lines} (client names come from agents). */
   static String describe(SessionRecord s) {
-    StringBuilder b = new StringBuilder();
-    b.append("session     ").append(s.sessionId()).append('\n');
-    b.append("status      ").append(s.status()).append('\n');
-    b.append("actor       ").append(s.actor()).append('\n');
-    b.append("client      ").append(s.clientInfo() == null ? "-" : s.clientInfo())
-        .append("  protocol ").append(s.protocolVersion() == null ? "-" : s.protocolVersion()).append('\n');
-    b.append("remote      ").append(s.remoteAddress() == null ? "-" : s.remoteAddress()).append('\n');
-    b.append("started     ").append(s.startedAt() == null ? "-" : s.startedAt()).append('\n');
+    List<String> lines = new ArrayList<>();
+    lines.add("session     " + s.sessionId());
+    lines.add("status      " + s.status());
+    lines.add("actor       " + s.actor());
+    lines.add("client      " + (s.clientInfo() == null ? "-" : s.clientInfo())
+        + "  protocol " + (s.protocolVersion() == null ? "-" : s.protocolVersion()));
+    lines.add("remote      " + (s.remoteAddress() == null ? "-" : s.remoteAddress()));
+    lines.add("started     " + (s.startedAt() == null ? "-" : s.startedAt()));
     if (s.endedAt() != null) {
-      b.append("ended       ").append(s.endedAt()).append(s.endReason() == null || s.endReason().isEmpty() ? "" : " (" + s.endReason() + ")").append('\n');
+      lines.add("ended       " + s.endedAt() + (s.endReason() == null || s.endReason().isEmpty() ? "" : " (" + s.endReason() + ")"));
     }
     if (s.authorization() != null) {
-      b.append("decision    ").append(s.authorization().decision()).append(" by ").append(s.authorization().by())
-          .append(" at ").append(s.authorization().at())
-          .append(s.authorization().reason().isEmpty() ? "" : ": " + s.authorization().reason()).append('\n');
+      lines.add("decision    " + s.authorization().decision() + " by " + s.authorization().by() + " at " + s.authorization().at()
+          + (s.authorization().reason().isEmpty() ? "" : ": " + s.authorization().reason()));
     }
-    b.append("waiting     ").append(s.waiting().size()).append(" execution(s)").append('\n');
+    lines.add("waiting     " + s.waiting().size() + " execution(s)");
     for (String w : s.waiting()) {
-      b.append("  ").append(w).append('\n');
+      lines.add("  " + w);
     }
-    return b.toString().stripTrailing();
+    return InertText.lines(lines).stripTrailing();
   }
 }

@@ -31,8 +31,16 @@ public final class McpClient {
   }
 
   public McpClient initialize() throws IOException, InterruptedException {
-    HttpResponse<String> r = post("{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
-        + "\"capabilities\":{},\"clientInfo\":{\"name\":\"e2e-client\",\"version\":\"1.0\"}}}");
+    return initialize("e2e-client", "1.0");
+  }
+
+  /** As {@link #initialize()}, with this {@code clientInfo} (any text: it is JSON-encoded). */
+  public McpClient initialize(String clientName, String clientVersion) throws IOException, InterruptedException {
+    ObjectNode init = JSON.createObjectNode().put("jsonrpc", "2.0").put("id", 0).put("method", "initialize");
+    ObjectNode params = init.putObject("params").put("protocolVersion", "2025-06-18");
+    params.putObject("capabilities");
+    params.putObject("clientInfo").put("name", clientName).put("version", clientVersion);
+    HttpResponse<String> r = post(init.toString());
     if (r.statusCode() != 200) {
       throw new IOException("initialize failed: " + r.statusCode() + " " + r.body());
     }
