@@ -138,12 +138,12 @@ public final class HttpChannel implements DispatchChannel {
   @Override
   public DispatchResult dispatch(DispatchRequest request, DispatchContext context) {
     HttpSpec spec = httpSpec(request);
-    HttpTemplates templates = new HttpTemplates(request.arguments(), request.executionId());
+    HttpTemplates templates = new HttpTemplates(request.arguments(), request.executionId(), request.contract().fingerprintSecret());
     String method = spec.method().toUpperCase(Locale.ROOT);
-    Request.Builder builder = newRequest(method, templates.url(spec.url(), "url"));
+    Request.Builder builder = newRequest(method, templates.url(spec.url(), "url"), spec.url());
     SecretRedactor redactor = applyHeaders(builder, spec, templates, credential(spec, context));
     if (spec.idempotencyHeader() != null) {
-      setHeader(builder, spec.idempotencyHeader(), request.executionId());
+      setHeader(builder, spec.idempotencyHeader(), request.executionId(), "{{execution_id}}");
     }
     setMethod(builder, method, bodyFor(method, spec, templates));
     Request httpRequest = builder.build();
@@ -161,20 +161,21 @@ public final class HttpChannel implements DispatchChannel {
       return toResult(response, spec.idempotencyHeader(), start, redactor);
     } catch (IOException e) {
       exchange.rethrowBeforeSendFailure();
-      String what = method + " " + redacted(httpRequest.url());
+      // The URL as the fingerprint shows it (secret arguments as {{name}}); the exception's text scrubbed of them too.
+      String what = method + " " + templates.shownUrl(spec.url(), "url");
       if (exchange.refusedSecondRequest()) {
-        throw ApplicationFailure.newNonRetryableFailure(
+        throw ApplicationFailure.newNonRetryableFailure(templates.scrub(
             what + ": the target answered " + exchange.firstStatus() + ", then " + e.getMessage()
-                + "; the answer was not kept, so the outcome is unknown",
+                + "; the answer was not kept, so the outcome is unknown"),
             ErrorTypes.OUTCOME_UNKNOWN);
       }
       if (wire.requestStarted) {
-        throw ApplicationFailure.newNonRetryableFailure(
-            what + ": request may have reached the target, no response observed (" + e + ")",
+        throw ApplicationFailure.newNonRetryableFailure(templates.scrub(
+            what + ": request may have reached the target, no response observed (" + e + ")"),
             ErrorTypes.OUTCOME_UNKNOWN);
       }
-      throw ApplicationFailure.newFailure(
-          what + ": request not sent (" + e + ")", ErrorTypes.NOT_SENT);
+      throw ApplicationFailure.newFailure(templates.scrub(
+          what + ": request not sent (" + e + ")"), ErrorTypes.NOT_SENT);
     }
   }
 
@@ -186,9 +187,9 @@ public final class HttpChannel implements DispatchChannel {
       throw HttpTemplates.invalid(
           "Tool " + request.contract().tool() + " has no replay.status section to query");
     }
-    HttpTemplates templates = new HttpTemplates(request.arguments(), request.executionId());
+    HttpTemplates templates = new HttpTemplates(request.arguments(), request.executionId(), request.contract().fingerprintSecret());
     String method = status.method().toUpperCase(Locale.ROOT);
-    HttpUrl url = newRequest(method, templates.url(status.url(), "status url")).build().url();
+    HttpUrl url = newRequest(method, templates.url(status.url(), "status url"), status.url()).build().url();
     Credential credential = credential(spec, context);
     context.heartbeat("querying status");
     long start = System.nanoTime();
@@ -255,7 +256,7 @@ public final class HttpChannel implements DispatchChannel {
       String message = "status query " + method + " " + redacted(httpRequest.url()) + " failed ("
           + (exchange.refusedSecondRequest() ? e.getMessage() : e.toString()) + ")";
       throw ApplicationFailure.newFailure(
-          message, wire.requestStarted ? IOException.class.getName() : ErrorTypes.NOT_SENT);
+          templates.scrub(message), wire.requestStarted ? IOException.class.getName() : ErrorTypes.NOT_SENT);
     }
   }
 

@@ -37,10 +37,15 @@ final class HttpRequests {
     return contract.http();
   }
 
-  static Request.Builder newRequest(String method, String url) {
+  /**
+   * @param url the rendered URL, which may hold argument values (secret ones too): never quoted
+   * @param template the contract's template, quoted instead
+   */
+  static Request.Builder newRequest(String method, String url, String template) {
     HttpUrl parsed = HttpUrl.parse(url);
     if (parsed == null) {
-      throw HttpTemplates.invalid("Invalid " + method + " URL after rendering: " + url);
+      throw HttpTemplates.invalid("Invalid " + method + " URL after rendering the template " + template
+          + ": the arguments make no http(s) URL with a host");
     }
     return new Request.Builder().url(parsed);
   }
@@ -74,7 +79,7 @@ final class HttpRequests {
   /** Sets the contract's headers and credential; returns what redacts that credential's secret from answers. */
   static SecretRedactor applyHeaders(
       Request.Builder builder, HttpSpec spec, HttpTemplates templates, Credential credential) {
-    spec.headers().forEach((name, value) -> setHeader(builder, name, templates.text(value, "header " + name)));
+    spec.headers().forEach((name, value) -> setHeader(builder, name, templates.text(value, "header " + name), value));
     if (credential == null) {
       return SecretRedactor.none();
     }
@@ -82,11 +87,20 @@ final class HttpRequests {
     return SecretRedactor.of(spec.credential(), credential);
   }
 
-  static void setHeader(Request.Builder builder, String name, String value) {
+  /**
+   * Sets a header. OkHttp's refusal quotes the value ("Unexpected char 0xe9 at 4 in X-Pin value:
+   * …"), and the value may be rendered from a {@code fingerprint.secret} argument or be the
+   * execution's idempotency header: the message names the header and its template, never the value.
+   *
+   * @param template what the value was rendered from (the contract's text), for the message
+   */
+  static void setHeader(Request.Builder builder, String name, String value, String template) {
     try {
       builder.header(name, value);
     } catch (IllegalArgumentException e) {
-      throw HttpTemplates.invalid("Invalid header " + name + ": " + e.getMessage());
+      throw HttpTemplates.invalid("Invalid header " + name + " (template " + template + "): the name or the rendered value has "
+          + "a character a header cannot carry (a line break, another control character or a non-ASCII character); "
+          + "the value is not shown");
     }
   }
 

@@ -10,7 +10,9 @@ import io.onceport.workflow.ErrorTypes;
 import io.onceport.workflow.contract.UrlTemplate;
 import io.temporal.failure.ApplicationFailure;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -34,14 +36,21 @@ final class HttpTemplates {
   private final ObjectNode arguments;
   private final ObjectNode exactArguments;
   private final String executionId;
+  private final Set<String> secret;
 
-  HttpTemplates(String argumentsJson, String executionId) {
+  /**
+   * @param secret the contract's {@code fingerprint.secret} arguments: their values are never put
+   *     into a message ({@link #shownUrl}, {@link #scrub})
+   */
+  HttpTemplates(String argumentsJson, String executionId, List<String> secret) {
     this.executionId = executionId;
+    this.secret = Set.copyOf(secret);
     JsonNode parsed;
     try {
       parsed = JSON.readTree(argumentsJson);
     } catch (JsonProcessingException e) {
-      throw invalid("Arguments are not valid JSON: " + e.getOriginalMessage());
+      // The parser's message quotes a piece of the text, which may be a secret value.
+      throw invalid("Arguments are not valid JSON");
     }
     if (parsed == null || !parsed.isObject()) {
       throw invalid("Arguments must be a JSON object");
@@ -50,8 +59,47 @@ final class HttpTemplates {
     try {
       this.exactArguments = (ObjectNode) EXACT.readTree(argumentsJson);
     } catch (JsonProcessingException e) {
-      throw invalid("Arguments are not valid JSON: " + e.getOriginalMessage());
+      throw invalid("Arguments are not valid JSON");
     }
+  }
+
+  /**
+   * The URL as messages may show it: rendered like {@link #url}, but every secret argument kept as
+   * its {@code {{name}}} (as in the fingerprint's target) and without query or fragment.
+   */
+  String shownUrl(String template, String where) {
+    String shown;
+    try {
+      shown = UrlTemplate.render(template, where, name -> {
+        JsonNode value = name.equals(EXECUTION_ID) ? TextNode.valueOf(executionId) : arguments.get(name);
+        return value == null || value.isNull() || value.isContainerNode() ? "" : value.isTextual() ? value.textValue() : value.toString();
+      }, secret);
+    } catch (UrlTemplate.InvalidUrlException e) {
+      shown = template;
+    }
+    int cut = shown.length();
+    for (char c : new char[] {'?', '#'}) {
+      int i = shown.indexOf(c);
+      cut = i >= 0 ? Math.min(cut, i) : cut;
+    }
+    return shown.substring(0, cut);
+  }
+
+  /**
+   * {@code message} with every secret argument's value removed, in the forms a message could carry
+   * it (as is, percent-encoded, JSON-escaped…, see {@link SecretRedactor}). A backstop for text from
+   * libraries (an exception's {@code toString()}): messages this package writes never quote a value.
+   */
+  String scrub(String message) {
+    String out = message;
+    for (String name : secret) {
+      JsonNode value = arguments.get(name);
+      if (value != null && !value.isNull()) {
+        String text = value.isTextual() ? value.textValue() : value.toString();
+        out = SecretRedactor.ofText("{{" + name + "}}", text).redact(out);
+      }
+    }
+    return out;
   }
 
   /**

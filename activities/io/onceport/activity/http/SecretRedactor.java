@@ -51,12 +51,21 @@ public final class SecretRedactor {
     if (credential == null || credential.secret().isEmpty()) {
       return NONE;
     }
-    String secret = credential.secret();
+    String basicPair = credential.type() == Credential.Type.BASIC
+        ? (credential.username() == null ? "" : credential.username()) + ":" + credential.secret() : null;
+    return forms(reference, credential.secret(), basicPair);
+  }
+
+  /** Redacts a secret that is not a credential (a {@code fingerprint.secret} argument's value), named by {@code reference}. */
+  static SecretRedactor ofText(String reference, String secret) {
+    return secret == null || secret.isEmpty() ? NONE : forms(reference, secret, null);
+  }
+
+  private static SecretRedactor forms(String reference, String secret, String basicPair) {
     Set<String> forms = new LinkedHashSet<>();
     forms.add(secret);
-    if (credential.type() == Credential.Type.BASIC) {
-      String pair = (credential.username() == null ? "" : credential.username()) + ":" + secret;
-      addBase64(forms, pair);
+    if (basicPair != null) {
+      addBase64(forms, basicPair);
     }
     addBase64(forms, secret);
     String percent = percentEncode(secret);

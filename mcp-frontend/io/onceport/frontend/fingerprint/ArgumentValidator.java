@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
 
 /**
  * Validates tool arguments against the contract's input schema (JSON Schema 2020-12) and returns
@@ -69,10 +70,47 @@ public final class ArgumentValidator {
       throw new InvalidArgumentsException(new ArrayList<>(messages));
     }
     List<String> urlErrors = urlErrors(contract, normalized);
+    urlErrors.addAll(headerErrors(contract, normalized));
     if (!urlErrors.isEmpty()) {
       throw new InvalidArgumentsException(urlErrors);
     }
     return normalized;
+  }
+
+  /**
+   * Arguments that a contract header would carry but a header value cannot — a line break, another
+   * control character, a non-ASCII character (RFC 9110 field values as OkHttp sends them: TAB and
+   * visible ASCII) — are refused here, naming the argument and never quoting its value: the value
+   * may be a {@code fingerprint.secret} (a PIN, a token), and the HTTP client's own error quoted it
+   * into the journal, the log, the record and the answer.
+   */
+  private static List<String> headerErrors(ToolContract contract, ObjectNode arguments) {
+    List<String> errors = new ArrayList<>();
+    if (contract.channel() != ToolContract.Channel.HTTP || contract.http() == null) {
+      return errors;
+    }
+    contract.http().headers().forEach((name, template) -> {
+      Matcher m = UrlTemplate.PLACEHOLDER.matcher(template);
+      while (m.find()) {
+        JsonNode value = arguments.get(m.group(1));
+        if (value != null && value.isTextual() && !fitsHeader(value.textValue())) {
+          errors.add(m.group(1) + ": a header value cannot carry a line break, another control character or a non-ASCII "
+              + "character (http.headers." + name + "); the value is not shown");
+        }
+      }
+    });
+    return errors;
+  }
+
+  /** What OkHttp (and RFC 9110 for field values, less obs-text) accepts in a header value: TAB and 0x20-0x7E. */
+  static boolean fitsHeader(String value) {
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c != '\t' && (c < 0x20 || c > 0x7e)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Stands in for the execution id, which the front end does not know yet, in a status URL. */
@@ -85,7 +123,7 @@ public final class ArgumentValidator {
    */
   private static List<String> urlErrors(ToolContract contract, ObjectNode arguments) {
     if (contract.channel() != ToolContract.Channel.HTTP || contract.http() == null) {
-      return List.of();
+      return new ArrayList<>();
     }
     List<String> errors = new ArrayList<>();
     checkUrl(errors, contract.http().url(), "http.url", name -> CanonicalActionRecord.urlText(arguments, name, "http.url"));

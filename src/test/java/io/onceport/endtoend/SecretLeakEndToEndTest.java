@@ -132,6 +132,7 @@ class SecretLeakEndToEndTest {
             }
           }
           assertTrue(Files.list(data.resolve("journal/activity")).findAny().isPresent(), "the journal was written");
+          root.detachAppender(logs); // background threads still log: stop collecting before reading the list
           for (ILoggingEvent e : logs.list) {
             String line = e.getFormattedMessage() + (e.getThrowableProxy() == null ? "" : e.getThrowableProxy().getMessage());
             if (line.contains(SECRET)) {
@@ -146,5 +147,142 @@ class SecretLeakEndToEndTest {
       root.detachAppender(logs);
       root.setLevel(previous);
     }
+  }
+
+  /**
+   * A {@code fingerprint.secret} argument that cannot be a header value — an {@code é}, a CR/LF —
+   * was quoted by the HTTP client's error into the journal, the log, the record and the agent's
+   * answer. Now the call is refused as invalid arguments without quoting it, and the secret is
+   * nowhere: not in history, records, files, logs or any answer.
+   */
+  @Test
+  void aSecretArgumentThatCannotBeAHeaderValueIsRefusedWithoutBeingQuotedAnywhere() throws Exception {
+    List<String> secrets = List.of("pin-\u00e9-Zq8vN3-do-not-leak", "pin-Zq8vN3\r\nX-Injected: do-not-leak-2");
+    Path data = dir.resolve("data");
+    Files.createDirectories(data);
+    ListAppender<ILoggingEvent> logs = new ListAppender<>();
+    LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
+    Logger root = context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+    Logger onceport = context.getLogger("io.onceport");
+    ch.qos.logback.classic.Level previous = root.getLevel();
+    ch.qos.logback.classic.Level previousOnceport = onceport.getLevel();
+    // Onceport's own logs at DEBUG, libraries at INFO (Onceport's default is WARN): at DEBUG Jetty
+    // logs the bytes of every request, arguments and all, which is Jetty's debugging aid, not a log.
+    root.setLevel(ch.qos.logback.classic.Level.INFO);
+    onceport.setLevel(ch.qos.logback.classic.Level.DEBUG);
+    logs.setContext(context);
+    logs.start();
+    root.addAppender(logs);
+    try (MockWebServer target = new MockWebServer()) {
+      target.start(java.net.InetAddress.getLoopbackAddress(), 0);
+      Path contracts = Files.createDirectories(dir.resolve("contracts"));
+      Files.writeString(contracts.resolve("unlock.yaml"), """
+          tool: unlock
+          description: Unlock a door with a PIN (secret-argument test).
+          input_schema:
+            type: object
+            required: [door, pin]
+            properties:
+              door: {type: string}
+              pin: {type: string}
+          channel: http
+          http:
+            method: POST
+            url: %s/v1/doors/{{door}}/unlock
+            headers: {X-Pin: "{{pin}}"}
+            body: {door: "{{door}}"}
+          replay:
+            class: irreversible
+          fingerprint:
+            secret: [pin]
+          """.formatted(target.url("/").toString().replaceAll("/$", "")));
+      String token = new AgentRegistry(data).add("agent:deployer");
+      Metrics metrics = new Metrics();
+      try (EmbeddedEngine engine = EmbeddedEngine.start("127.0.0.1", 0);
+          TemporalConnection connection = TemporalConnection.connect(engine.target(), "default", true,
+              io.onceport.shared.codec.Payloads.dataConverter(false, data), Duration.ofSeconds(10), metrics.metricsScope())) {
+        connection.registerSearchAttributes();
+        try (WorkerRuntime worker = WorkerRuntime.start(connection, "leak", data, null, "auto", Duration.ofMinutes(1), "leak");
+            FrontendRuntime frontend = FrontendRuntime.start(connection, "leak", data, new ContractLoader().load(contracts),
+                FrontendSettings.loopback(Duration.ofSeconds(20), "auto"), metrics)) {
+          McpClient client = new McpClient(frontend.port(), token).initialize();
+          List<JsonNode> answers = new ArrayList<>();
+          int id = 1;
+          for (String secret : secrets) {
+            JsonNode args = new ObjectMapper().createObjectNode().put("door", "front").put("pin", secret);
+            JsonNode answer = client.call(id++, "unlock", args);
+            answers.add(answer);
+            assertTrue(answer.at("/result/isError").asBoolean(), answer.toString());
+            assertEquals("Invalid arguments for unlock: pin: a header value cannot carry a line break, another control "
+                + "character or a non-ASCII character (http.headers.X-Pin); the value is not shown", answer.at("/result/content/0/text").asText(),
+                answer.toString());
+          }
+          assertEquals(0, target.getRequestCount(), "nothing was sent");
+          // A call that is sent: the journal is written, so the search below covers a journal too.
+          target.enqueue(new MockResponse.Builder().code(200).body("{\"unlocked\":true}").build());
+          JsonNode sent = client.call(id, "unlock", new ObjectMapper().createObjectNode().put("door", "back").put("pin", "1234"));
+          assertEquals("completed", sent.at("/result/structuredContent/state").asText("failed"), sent.toString());
+          worker.journals().activity().checkpoint();
+
+          List<String> hits = new ArrayList<>();
+          ExecutionDirectory directory = new ExecutionDirectory(connection);
+          for (var location : directory.list(null, null, 100)) {
+            ExecutionRecord record = directory.record(location);
+            String recordJson = new ObjectMapper().writeValueAsString(record);
+            for (HistoryEvent event : connection.client().fetchHistory(record.workflowId(), record.runId()).getEvents()) {
+              String text = new String(event.toByteArray(), StandardCharsets.UTF_8) + event;
+              secrets.forEach(secret -> {
+                if (text.contains(secret) || text.contains(distinctive(secret))) {
+                  hits.add("history of " + record.executionId() + " event " + event.getEventId());
+                }
+              });
+            }
+            secrets.forEach(secret -> {
+              if (recordJson.contains(distinctive(secret))) {
+                hits.add("record " + record.executionId());
+              }
+            });
+          }
+          for (JsonNode answer : answers) {
+            secrets.forEach(secret -> {
+              if (answer.toString().contains(distinctive(secret))) {
+                hits.add("answer " + answer.get("id"));
+              }
+            });
+          }
+          try (var files = Files.walk(data)) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) {
+              String text = new String(Files.readAllBytes(f), StandardCharsets.UTF_8);
+              secrets.forEach(secret -> {
+                if (text.contains(distinctive(secret))) {
+                  hits.add("file " + data.relativize(f));
+                }
+              });
+            }
+          }
+          assertTrue(Files.list(data.resolve("journal/activity")).findAny().isPresent(), "the journal was written");
+          root.detachAppender(logs);
+          for (ILoggingEvent e : logs.list) {
+            String line = e.getFormattedMessage() + (e.getThrowableProxy() == null ? "" : e.getThrowableProxy().getMessage());
+            secrets.forEach(secret -> {
+              if (line.contains(distinctive(secret))) {
+                hits.add("log " + e.getLoggerName());
+              }
+            });
+          }
+          assertTrue(logs.list.size() > 10, "logs were captured: " + logs.list.size());
+          assertEquals(List.of(), hits);
+        }
+      }
+    } finally {
+      root.detachAppender(logs);
+      root.setLevel(previous);
+      onceport.setLevel(previousOnceport);
+    }
+  }
+
+  /** The part of each secret that no text has for another reason (found also when the rest of it is escaped). */
+  private static String distinctive(String secret) {
+    return secret.substring(secret.indexOf("Zq8vN3"), secret.indexOf("Zq8vN3") + 6);
   }
 }

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
@@ -73,6 +74,26 @@ class LogFormatTest {
     assertEquals(2, lines.length, out);
     assertTrue(lines[0].endsWith("LogFormatTest execution_id=act_01J9Z - dispatched"), lines[0]);
     assertTrue(lines[1].endsWith("LogFormatTest - idle"), lines[1]);
+  }
+
+  /** Agent text (a clientInfo, a JSON-RPC id) with CR/LF and ANSI escapes: one event stays one line, nothing raw. */
+  @Test
+  void agentTextInTheTextLogIsEscapedOneEventOneLine() {
+    LogFormat.use("text");
+    String agent = "evil\r\n12:00:00.000 INFO  i.o.a.d.DispatchActivitiesImpl - dispatched act_x #2\u001b[2K\u202e";
+
+    String out = capture(() -> {
+      log.info("initialize from client {}", agent);
+      log.warn("call failed", new IllegalStateException("upstream said: " + agent));
+    });
+
+    List<String> lines = out.lines().toList();
+    assertTrue(lines.get(0).endsWith("LogFormatTest - initialize from client evil\\r\\n12:00:00.000 INFO  i.o.a.d."
+        + "DispatchActivitiesImpl - dispatched act_x #2\\u001B[2K\\u202E"), out);
+    assertTrue(lines.get(1).endsWith("LogFormatTest - call failed"), out);
+    assertTrue(lines.get(2).startsWith("java.lang.IllegalStateException: upstream said: evil\\r\\n12:00"), out);
+    assertTrue(lines.subList(3, lines.size()).stream().allMatch(l -> l.startsWith("\tat ") || l.startsWith("\t... ")), out);
+    assertTrue(out.chars().noneMatch(c -> c == '\r' || c == 0x1b || c == 0x202e), out);
   }
 
   @Test
