@@ -1,9 +1,11 @@
 package io.onceport.activity.auth;
 
 import io.onceport.workflow.session.SessionWorkflowIds;
+import io.onceport.workflow.ids.AgentSessionId;
 import io.onceport.workflow.session.AgentSessionInput;
 import io.onceport.workflow.session.AgentSessionWorkflow;
 import io.onceport.workflow.session.SessionRecord;
+import io.onceport.workflow.session.WaitingExecution;
 import io.temporal.client.BatchRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowNotFoundException;
@@ -13,8 +15,8 @@ import java.util.Objects;
 
 /**
  * Policy {@code --session-authorization operator}: a session is authorized when its session
- * workflow ({@link AgentSessionWorkflow}) records an operator's authorization for the same actor
- * and the session has not ended. A session the workflow does not know, that ended (the client
+ * workflow ({@link AgentSessionWorkflow}, whose id is derived from the actor and the session id)
+ * records an operator's authorization for the same actor and the session has not ended. A session the workflow does not know, that ended (the client
  * closed it, or it was idle for a day), or that belongs to another actor, is not authorized.
  *
  * <p>When the ladder makes an execution wait, {@link #awaitAuthorization} signal-with-starts the
@@ -27,9 +29,9 @@ public final class OperatorSessionAuthority implements SessionAuthority {
   private final String taskQueue;
   private final SessionWorkflowIds ids;
 
-  /** With the unkeyed workflow ids of {@link SessionWorkflowIds#legacy()} (tests). */
+  /** With the unkeyed workflow ids of {@link SessionWorkflowIds#unkeyed()} (tests). */
   public OperatorSessionAuthority(WorkflowClient client, String taskQueue) {
-    this(client, taskQueue, SessionWorkflowIds.legacy());
+    this(client, taskQueue, SessionWorkflowIds.unkeyed());
   }
 
   /**
@@ -60,7 +62,7 @@ public final class OperatorSessionAuthority implements SessionAuthority {
 
   private SessionRecord record(String sessionId, String actor) {
     try {
-      return client.newWorkflowStub(AgentSessionWorkflow.class, ids.workflowId(sessionKey(sessionId, actor))).session();
+      return client.newWorkflowStub(AgentSessionWorkflow.class, ids.workflowId(actor, sessionKey(sessionId, actor))).session();
     } catch (WorkflowNotFoundException e) {
       return null;
     }
@@ -70,19 +72,19 @@ public final class OperatorSessionAuthority implements SessionAuthority {
   public void awaitAuthorization(String sessionId, String actor, String executionWorkflowId) {
     String id = sessionKey(sessionId, actor);
     AgentSessionWorkflow stub = client.newWorkflowStub(AgentSessionWorkflow.class, WorkflowOptions.newBuilder()
-        .setWorkflowId(ids.workflowId(id))
+        .setWorkflowId(ids.workflowId(actor, id))
         .setTaskQueue(taskQueue)
         .setWorkflowIdConflictPolicy(WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING)
         .build());
     BatchRequest batch = client.newSignalWithStartRequest();
     batch.add(stub::run, new AgentSessionInput(id, actor));
-    batch.add(stub::registerWaiting, executionWorkflowId);
+    batch.add(stub::executionWaiting, new WaitingExecution(executionWorkflowId, actor));
     client.signalWithStart(batch);
   }
 
-  /** A call without a session id is the actor's own session: {@code actor:<actor>}. */
+  /** A call without a session id is the actor's own session ({@link AgentSessionId#actor}). */
   static String sessionKey(String sessionId, String actor) {
-    return sessionId == null || sessionId.isBlank() ? "actor:" + actor : sessionId;
+    return sessionId == null || sessionId.isBlank() ? AgentSessionId.actor(actor, null).id() : sessionId;
   }
 
   @Override

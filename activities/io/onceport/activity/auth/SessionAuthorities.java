@@ -17,7 +17,7 @@ public final class SessionAuthorities {
    * @param taskQueue where the session workflows run (the workers' task queue)
    */
   public static SessionAuthority forPolicy(String policy, WorkflowClient client, String taskQueue) {
-    return forPolicy(policy, client, taskQueue, io.onceport.workflow.session.SessionWorkflowIds.legacy());
+    return forPolicy(policy, client, taskQueue, io.onceport.workflow.session.SessionWorkflowIds.unkeyed());
   }
 
   /** @param ids how session ids map to session workflow ids (keyed in a deployment) */

@@ -29,19 +29,25 @@ import org.erdtman.jcs.JsonCanonicalizer;
  *  "operator":"carol","reason":"checked the ticket","subject":"act_…","v":1}
  * }</pre>
  *
+ * A {@code session} statement also names the session's {@code actor}: the subject alone once
+ * let one actor use another's authorization when two (actor, run) pairs joined to one session id
+ * (issue 25), so the workflows compare the actor too and refuse a statement for someone else.
+ *
  * @param fingerprint the execution's fingerprint; null for {@code session} statements
  * @param keyId the signing key's id ({@link OperatorKey#keyId}), so a statement signed with a
  *     rotated or removed key is refused by name
+ * @param actor the actor a {@code session} statement is about (required there); null otherwise
  */
 public record DecisionStatement(
     String kind, String subject, String fingerprint, String decision, String reason, String operator, String keyId,
-    Instant issuedAt, Instant expiresAt, String nonce) {
+    Instant issuedAt, Instant expiresAt, String nonce, String actor) {
   public static final int VERSION = 1;
   /** Statements longer than this are refused unread: a reason is a sentence, not a document. */
   public static final int MAX_LENGTH = 8 * 1024;
 
   private static final Set<String> FIELDS = Set.of(
-      "v", "kind", "subject", "fingerprint", "decision", "reason", "operator", "key_id", "issued_at", "expires_at", "nonce");
+      "v", "kind", "subject", "fingerprint", "decision", "reason", "operator", "key_id", "issued_at", "expires_at", "nonce",
+      "actor");
   private static final Pattern NONCE = Pattern.compile("[A-Za-z0-9_-]{16,64}");
   private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
   private static final ObjectMapper JSON = JsonMapper.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
@@ -66,6 +72,12 @@ public record DecisionStatement(
     if (DecisionBinding.SESSION.equals(kind) && fingerprint != null) {
       throw new IllegalArgumentException("a session statement has no fingerprint");
     }
+    if (DecisionBinding.SESSION.equals(kind) && (actor == null || actor.isEmpty())) {
+      throw new IllegalArgumentException("a session statement needs the session's actor");
+    }
+    if (!DecisionBinding.SESSION.equals(kind) && actor != null) {
+      throw new IllegalArgumentException("a " + kind + " statement names no actor (the fingerprint does)");
+    }
     if (!expiresAt.isAfter(issuedAt)) {
       throw new IllegalArgumentException("Invalid validity: expires_at " + expiresAt + " is not after issued_at " + issuedAt);
     }
@@ -75,16 +87,29 @@ public record DecisionStatement(
   }
 
   /**
-   * A new statement issued now (whole seconds) and valid for {@code validity}, with a fresh random
-   * nonce: what {@code onceport approve|deny|executions resolve|sessions …|operator sign} sign.
+   * A new statement about an execution (approval, resolution) issued now (whole seconds) and valid
+   * for {@code validity}, with a fresh random nonce: what {@code onceport approve|deny|executions
+   * resolve|operator sign} sign.
    */
   public static DecisionStatement issue(String kind, String subject, String fingerprint, String decision, String reason,
       OperatorKey key, Instant now, java.time.Duration validity) {
+    return issue(kind, subject, fingerprint, null, decision, reason, key, now, validity);
+  }
+
+  /** As above, naming the session's {@code actor} too: what {@code onceport sessions authorize|deny} sign. */
+  public static DecisionStatement issue(String kind, String subject, String fingerprint, String actor, String decision,
+      String reason, OperatorKey key, Instant now, java.time.Duration validity) {
     Instant issued = now.truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
     byte[] nonce = new byte[18];
     RANDOM.nextBytes(nonce);
     return new DecisionStatement(kind, subject, fingerprint, decision, reason, key.operator(), key.keyId(), issued,
-        issued.plus(validity), java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(nonce));
+        issued.plus(validity), java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(nonce), actor);
+  }
+
+  /** A session statement: {@code decision} on {@code actor}'s session {@code sessionId}. */
+  public static DecisionStatement issueSession(String sessionId, String actor, String decision, String reason, OperatorKey key,
+      Instant now, java.time.Duration validity) {
+    return issue(DecisionBinding.SESSION, sessionId, null, actor, decision, reason, key, now, validity);
   }
 
   /** The canonical JSON (RFC 8785) that is signed. */
@@ -103,6 +128,9 @@ public record DecisionStatement(
     node.put("issued_at", issuedAt.toString());
     node.put("expires_at", expiresAt.toString());
     node.put("nonce", nonce);
+    if (actor != null) {
+      node.put("actor", actor);
+    }
     return canonicalize(node.toString());
   }
 
@@ -152,7 +180,7 @@ public record DecisionStatement(
     try {
       return new DecisionStatement(text(root, "kind", true), text(root, "subject", true), text(root, "fingerprint", false),
           text(root, "decision", true), text(root, "reason", false), text(root, "operator", true), text(root, "key_id", true),
-          instant(root, "issued_at"), instant(root, "expires_at"), text(root, "nonce", true));
+          instant(root, "issued_at"), instant(root, "expires_at"), text(root, "nonce", true), text(root, "actor", false));
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(e.getMessage().startsWith("the statement") ? e.getMessage() : "the statement is invalid: " + e.getMessage(), e);
     }

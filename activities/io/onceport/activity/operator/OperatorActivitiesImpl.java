@@ -19,7 +19,7 @@ import java.util.Optional;
  *   <li>its operator is registered and {@code key_id} is that operator's current key (a rotated or
  *       removed key is refused by name);
  *   <li>the Ed25519 signature over the statement verifies with that key;
- *   <li>kind, subject, fingerprint and decision match the binding;
+ *   <li>kind, subject, actor (sessions), fingerprint (executions) and decision match the binding;
  *   <li>the workflow's time lies in {@code [issued_at - }{@value #SKEW_SECONDS}{@code  s, expires_at)}
  *       and the validity period is at most {@link #MAX_VALIDITY}.
  * </ol>
@@ -90,6 +90,13 @@ public final class OperatorActivitiesImpl implements OperatorActivities {
     }
     if (!s.subject().equals(binding.subject())) {
       return "the statement is bound to " + s.subject() + ", not " + binding.subject();
+    }
+    if (binding.actor() != null && !binding.actor().equals(s.actor())) {
+      return s.actor() == null
+          ? "the statement names no actor, and a decision on a session must name the session's actor " + binding.actor()
+              + " (sign it again with this version of onceport)"
+          : "the statement is for actor " + s.actor() + ", not " + binding.actor() + ": a decision on one actor's session"
+              + " never applies to another's";
     }
     if (binding.fingerprint() != null && !binding.fingerprint().equals(s.fingerprint())) {
       return "the statement is bound to fingerprint " + s.fingerprint()

@@ -9,6 +9,7 @@ import io.onceport.frontend.temporal.TemporalConnection;
 import io.onceport.workflow.execution.ExecutionRecord;
 import io.onceport.workflow.operator.DecisionBinding;
 import io.onceport.workflow.operator.SignedDecision;
+import io.onceport.workflow.ids.AgentSessionId;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -261,6 +262,10 @@ public final class OperatorCommand implements Runnable {
     @Option(names = "--fingerprint", description = "The execution's fingerprint (default: read from its record).")
     String fingerprint;
 
+    @Option(names = "--actor", paramLabel = "ACTOR",
+        description = "session: the session's actor (default: read from the session id; a session statement names its actor).")
+    String actor;
+
     @Option(names = "--reason", defaultValue = "", description = "Why; recorded with the decision (required for deny and resolutions).")
     String reason;
 
@@ -279,6 +284,7 @@ public final class OperatorCommand implements Runnable {
         throw new CliException("--reason must not be empty for a " + (DecisionBinding.RESOLUTION.equals(kind) ? "resolution" : "denial"));
       }
       OperatorKey signer = key.load();
+      java.time.Duration validity = key.validity();
       String fp = null;
       if (!DecisionBinding.SESSION.equals(kind)) {
         fp = fingerprint;
@@ -289,10 +295,20 @@ public final class OperatorCommand implements Runnable {
           }
         }
       }
-      SignedDecision signed = sign(signer, kind, subject, fp, decision, reason, key.validity());
+      String sessionActor = null;
+      if (DecisionBinding.SESSION.equals(kind)) {
+        sessionActor = actor != null ? actor : AgentSessionId.parse(subject).map(AgentSessionId::actor).orElseThrow(() ->
+            new CliException("the session id " + subject + " does not name its actor (a session from before ids did); pass --actor ACTOR"));
+        AgentSessionId.parse(subject).filter(p -> !p.actor().equals(actor) && actor != null).ifPresent(p -> {
+          throw new CliException("--actor " + actor + " is not the actor of session " + subject + ", which is " + p.actor());
+        });
+      }
+      SignedDecision signed = sessionActor == null ? sign(signer, kind, subject, fp, decision, reason, validity)
+          : signSession(signer, subject, sessionActor, decision, reason, validity);
       DecisionStatement s = DecisionStatement.parse(signed.statement());
       spec.commandLine().getErr().println("signed by " + signer.operator() + " (" + signer.keyId() + "): " + kind + " " + decision + " of "
-          + subject + (fp == null ? "" : " / " + fp) + ", valid until " + s.expiresAt());
+          + subject + (fp == null ? "" : " / " + fp) + (sessionActor == null ? "" : " (actor " + sessionActor + ")")
+          + ", valid until " + s.expiresAt());
       spec.commandLine().getOut().println(json(signed));
     }
   }
@@ -301,6 +317,12 @@ public final class OperatorCommand implements Runnable {
   static SignedDecision sign(OperatorKey key, String kind, String subject, String fingerprint, String decision, String reason,
       java.time.Duration validity) {
     return key.sign(DecisionStatement.issue(kind, subject, fingerprint, decision, reason, key, Instant.now(), validity));
+  }
+
+  /** Signs a decision on {@code actor}'s session, issued now. */
+  static SignedDecision signSession(OperatorKey key, String sessionId, String actor, String decision, String reason,
+      java.time.Duration validity) {
+    return key.sign(DecisionStatement.issueSession(sessionId, actor, decision, reason, key, Instant.now(), validity));
   }
 
   /** {@code {"statement":"…","signature":"…"}}: the input the UI takes for every decision handler. */

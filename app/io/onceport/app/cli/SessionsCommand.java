@@ -174,8 +174,9 @@ public final class SessionsCommand implements Runnable {
       out.flush();
       Confirmation.require(yes, InertText.of((authorize ? "Authorize" : "Deny") + " session " + sessionId + " of " + record.actor() + "?"));
       AgentSessionWorkflow stub = directory.stub(sessionId);
-      io.onceport.workflow.operator.SignedDecision signed = OperatorCommand.sign(key, io.onceport.workflow.operator.DecisionBinding.SESSION,
-          record.sessionId(), null, authorize ? io.onceport.workflow.operator.DecisionBinding.AUTHORIZE : io.onceport.workflow.operator.DecisionBinding.DENY,
+      // Bound to the session's actor as well as its id: a workflow refuses it for anyone else's session.
+      io.onceport.workflow.operator.SignedDecision signed = OperatorCommand.signSession(key, record.sessionId(), record.actor(),
+          authorize ? io.onceport.workflow.operator.DecisionBinding.AUTHORIZE : io.onceport.workflow.operator.DecisionBinding.DENY,
           reason, validity);
       SessionDecision decision = new SessionDecision(key.operator(), reason, signed.statement(), signed.signature());
       SessionRecord after;

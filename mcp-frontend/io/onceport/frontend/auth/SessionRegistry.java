@@ -9,8 +9,8 @@ public interface SessionRegistry {
   /** A session began. */
   void started(SessionStart session);
 
-  /** A session ended (deleted by the client, expired, or the server shut down); unknown ids are ignored. */
-  void ended(String sessionId, String reason);
+  /** {@code actor}'s session ended (deleted by the client, expired, or the server shut down); unknown ids are ignored. */
+  void ended(String actor, String sessionId, String reason);
 
   /** Records nothing; for tests and for a front end without sessions. */
   static SessionRegistry none() {
@@ -19,7 +19,7 @@ public interface SessionRegistry {
       public void started(SessionStart session) {}
 
       @Override
-      public void ended(String sessionId, String reason) {}
+      public void ended(String actor, String sessionId, String reason) {}
     };
   }
 }

@@ -2,6 +2,7 @@ package io.onceport.frontend.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.javalin.http.Context;
+import io.onceport.frontend.auth.SessionIds;
 
 /**
  * One JSON-RPC request as the MCP layer sees it after transport checks: who sent it, in which
@@ -20,7 +21,7 @@ record Exchange(
     JsonNode id,
     String method,
     JsonNode params,
-    String clientInfo,
+    ClientInfo client,
     boolean inBatch) {
 
   /** True for the per-request-metadata revision (2026-07-28). */
@@ -37,8 +38,13 @@ record Exchange(
     return params == null ? Json.MAPPER.missingNode() : params.path("_meta");
   }
 
-  /** The session id handed to the gateway: the session's nonce, or the run id in 2026-07-28. */
+  /** The agent session of a call ({@link SessionIds}): the MCP session, else the run, else the client. */
   String gatewaySession(String runId) {
-    return io.onceport.frontend.auth.SessionIds.forCall(actor, session != null ? session.nonce() : null, runId, clientInfo);
+    return SessionIds.forCall(actor, session != null ? session.nonce() : null, runId, client.name(), client.version());
+  }
+
+  /** {@code name/version} of the client, or null: evidence on the record. */
+  String clientInfo() {
+    return client.display();
   }
 }

@@ -2,6 +2,7 @@ package io.onceport.frontend.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.onceport.frontend.gateway.BoundedMap;
+import io.onceport.workflow.ids.IdParts;
 import io.onceport.workflow.execution.ExecutionRecord;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -188,7 +189,8 @@ final class InFlightRequests {
     return entries.size();
   }
 
+  /** Length-prefixed ({@link IdParts#tuple}): a scope holding {@code |} cannot pass for another scope's request. */
   private static String key(String scope, JsonNode requestId) {
-    return scope + "|" + (requestId == null ? "" : requestId.toString());
+    return IdParts.tuple(scope, requestId == null ? null : requestId.toString());
   }
 }

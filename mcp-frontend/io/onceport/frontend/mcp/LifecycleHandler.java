@@ -39,10 +39,12 @@ final class LifecycleHandler {
     }
     String version = Protocol.LEGACY.contains(requested.asText()) ? requested.asText() : Protocol.LATEST_LEGACY;
     JsonNode ci = p.path("clientInfo");
-    String clientInfo = ci.path("name").isTextual() ? ci.get("name").asText() + "/" + ci.path("version").asText("") : null;
-    Session s = sessions.issue(ex.actor(), version, clientInfo);
-    sessions.recordStart(ex.actor(), SessionIds.forCall(ex.actor(), s.nonce(), null, clientInfo),
-        ci.path("name").asText(null), ci.path("version").asText(null), version, ex.ctx().req().getRemoteAddr());
+    ClientInfo client = ci.path("name").isTextual()
+        ? new ClientInfo(ci.get("name").asText(), ci.path("version").isTextual() ? ci.get("version").asText() : null)
+        : ClientInfo.NONE;
+    Session s = sessions.issue(ex.actor(), version, client);
+    sessions.recordStart(ex.actor(), SessionIds.forCall(ex.actor(), s.nonce(), null, null, null),
+        client.name(), client.version(), version, ex.ctx().req().getRemoteAddr());
     ObjectNode r = Json.object();
     r.put("protocolVersion", version);
     r.set("capabilities", capabilities(version));

@@ -62,15 +62,15 @@ final class McpSessions {
     return h;
   }
 
-  Session issue(String actor, String version, String clientInfo) {
-    return tokens.issue(actor, version, clientInfo, now());
+  Session issue(String actor, String version, ClientInfo client) {
+    return tokens.issue(actor, version, client, now());
   }
 
   /** DELETE: the session is revoked on every front end sharing the revocations, and its end recorded. */
   void end(String actor, Session session) {
     tokens.revoke(session);
     try {
-      config.sessionRegistry().ended(SessionIds.forCall(actor, session.nonce(), null, null), "deleted by the client");
+      config.sessionRegistry().ended(actor, SessionIds.forCall(actor, session.nonce(), null, null, null), "deleted by the client");
     } catch (RuntimeException e) {
       log.warn("could not record the end of a session: {}", e.getMessage());
     }

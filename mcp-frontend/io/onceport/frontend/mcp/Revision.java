@@ -32,13 +32,13 @@ sealed interface Revision permits SessionRevision, MetadataRevision {
   /** The JSON-RPC response carrying {@code result}, shaped as this revision answers. */
   JsonNode answer(Exchange ex, ObjectNode result);
 
-  /** {@code "name/version"} of the client named in {@code _meta}, or null. */
-  static String clientInfoFromMeta(JsonNode meta) {
+  /** The client named in {@code _meta} ({@link ClientInfo#NONE} when none is). */
+  static ClientInfo clientInfoFromMeta(JsonNode meta) {
     JsonNode ci = meta.path(Protocol.META_CLIENT_INFO);
     if (ci.isObject() && ci.path("name").isTextual()) {
-      return ci.get("name").asText() + "/" + ci.path("version").asText("");
+      return new ClientInfo(ci.get("name").asText(), ci.path("version").isTextual() ? ci.get("version").asText() : null);
     }
     JsonNode own = meta.path("onceport/client");
-    return own.isTextual() ? own.asText() : null;
+    return own.isTextual() ? new ClientInfo(own.asText(), null) : ClientInfo.NONE;
   }
 }

@@ -57,7 +57,8 @@ final class SessionRevision implements Revision {
       if (inBatch) {
         throw McpException.rpc(McpException.INVALID_REQUEST, "Invalid Request: initialize must not be part of a batch", call.id());
       }
-      return Optional.of(new Exchange(ctx, actor, null, null, this, call.id(), call.method(), call.params(), null, false));
+      return Optional.of(new Exchange(ctx, actor, null, null, this, call.id(), call.method(), call.params(), ClientInfo.NONE,
+          false));
     }
     Session session = sessions.require(ctx, actor, call.id());
     String version = sessions.version(ctx, session, call.id());
@@ -65,8 +66,8 @@ final class SessionRevision implements Revision {
       notifications.receive(actor, session, n.method(), n.params());
       return Optional.empty();
     }
-    String clientInfo = session.clientInfo() != null ? session.clientInfo() : Revision.clientInfoFromMeta(call.meta());
-    return Optional.of(new Exchange(ctx, actor, session, version, this, call.id(), call.method(), call.params(), clientInfo,
+    ClientInfo client = session.client().name() != null ? session.client() : Revision.clientInfoFromMeta(call.meta());
+    return Optional.of(new Exchange(ctx, actor, session, version, this, call.id(), call.method(), call.params(), client,
         inBatch));
   }
 

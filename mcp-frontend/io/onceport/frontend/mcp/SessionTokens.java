@@ -31,18 +31,21 @@ final class SessionTokens {
     this.revocations = revocations;
   }
 
-  Session issue(String actor, String protocolVersion, String clientInfo, long nowEpochSecond) {
+  Session issue(String actor, String protocolVersion, ClientInfo client, long nowEpochSecond) {
     byte[] nonceBytes = new byte[16];
     random.nextBytes(nonceBytes);
     String nonce = B64.encodeToString(nonceBytes);
     ObjectNode p = Json.MAPPER.createObjectNode();
     p.put("n", nonce).put("a", actor).put("v", protocolVersion).put("iat", nowEpochSecond);
-    if (clientInfo != null) {
-      p.put("c", clientInfo);
+    if (client.name() != null) {
+      p.put("cn", client.name());
+      if (client.version() != null) {
+        p.put("cv", client.version());
+      }
     }
     String payload = B64.encodeToString(Json.bytes(p));
     String id = payload + "." + B64.encodeToString(mac(payload));
-    return new Session(id, nonce, actor, protocolVersion, clientInfo, nowEpochSecond);
+    return new Session(id, nonce, actor, protocolVersion, client, nowEpochSecond);
   }
 
   /** The session this id names, or empty when forged, expired or ended. */
@@ -72,8 +75,20 @@ final class SessionTokens {
     if (iat < 0 || nonce == null || nowEpochSecond > iat + ttlSeconds || revocations.isRevoked(nonce)) {
       return Optional.empty();
     }
-    return Optional.of(new Session(id, nonce, p.path("a").asText(), p.path("v").asText(),
-        p.hasNonNull("c") ? p.get("c").asText() : null, iat));
+    return Optional.of(new Session(id, nonce, p.path("a").asText(), p.path("v").asText(), client(p), iat));
+  }
+
+  /** The client of a token: {@code cn}/{@code cv}, or the one {@code c} ("name/version") of tokens issued before. */
+  private static ClientInfo client(JsonNode p) {
+    if (p.hasNonNull("cn")) {
+      return new ClientInfo(p.get("cn").asText(), p.hasNonNull("cv") ? p.get("cv").asText() : null);
+    }
+    if (p.hasNonNull("c")) {
+      String c = p.get("c").asText();
+      int slash = c.indexOf('/');
+      return slash < 0 ? new ClientInfo(c, null) : new ClientInfo(c.substring(0, slash), c.substring(slash + 1));
+    }
+    return ClientInfo.NONE;
   }
 
   void revoke(Session s) {

@@ -149,10 +149,8 @@ final class ToolsHandler {
     String runId = text(meta.path("onceport/run"), ex.ctx().header("Onceport-Run"));
     String intentKey = intentKey(ex, ex.params(), meta);
     if (ex.session() == null) {
-      String ci = ex.clientInfo();
-      int slash = ci == null ? -1 : ci.indexOf('/');
-      sessions.recordStart(ex.actor(), ex.gatewaySession(runId), ci == null ? null : slash < 0 ? ci : ci.substring(0, slash),
-          slash < 0 ? null : ci.substring(slash + 1), ex.protocolVersion(), ex.ctx().req().getRemoteAddr());
+      sessions.recordStart(ex.actor(), ex.gatewaySession(runId), ex.client().name(), ex.client().version(), ex.protocolVersion(),
+          ex.ctx().req().getRemoteAddr());
     }
     return new ToolCall(ex.actor(), name, args == null || args.isNull() ? Json.object() : args, runId,
         intentKey, ex.gatewaySession(runId), ex.id() == null ? null : ex.id().asText(), ex.protocolVersion(),

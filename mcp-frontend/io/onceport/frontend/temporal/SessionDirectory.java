@@ -23,10 +23,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Finds agent sessions ({@link AgentSessionWorkflow} runs). A session's workflow id is derived from
- * its id ({@link SessionWorkflowIds}, keyed with the deployment's fingerprint key), so one is found
- * without visibility; without the key (an operator machine that has only payload keys) and for
- * sessions started before ids were keyed it tries the unkeyed id and then looks through the session
- * runs for the session id. Listing uses visibility where the server has it and scans open and closed
+ * its actor and id ({@link SessionWorkflowIds}, keyed with the deployment's fingerprint key; the
+ * actor is read from the id, {@link io.onceport.workflow.ids.AgentSessionId}), so one is found
+ * without visibility; for sessions started before it tries the ids they had then, and without the
+ * key (an operator machine that has only payload keys) it looks through the session runs for the
+ * session id. Listing uses visibility where the server has it and scans open and closed
  * runs on the embedded engine.
  */
 public final class SessionDirectory {
@@ -35,7 +36,7 @@ public final class SessionDirectory {
 
   /** Without the fingerprint key: unkeyed ids, then a scan of session runs. */
   public SessionDirectory(TemporalConnection connection) {
-    this(connection, SessionWorkflowIds.legacy());
+    this(connection, SessionWorkflowIds.unkeyed());
   }
 
   public SessionDirectory(TemporalConnection connection, SessionWorkflowIds ids) {
@@ -54,10 +55,7 @@ public final class SessionDirectory {
   }
 
   private Optional<WorkflowExecutionInfo> latest(String sessionId) {
-    Set<String> candidates = new LinkedHashSet<>();
-    candidates.add(ids.workflowId(sessionId));
-    candidates.add(AgentSessionWorkflow.workflowId(sessionId));
-    for (String workflowId : candidates) {
+    for (String workflowId : ids.candidates(sessionId)) {
       try {
         return Optional.of(describe(WorkflowExecution.newBuilder().setWorkflowId(workflowId).build()));
       } catch (StatusRuntimeException e) {
@@ -129,9 +127,10 @@ public final class SessionDirectory {
         .setNamespace(connection.namespace()).setExecution(execution).build()).getWorkflowExecutionInfo();
   }
 
-  /** A typed stub on the session's current run, for authorize/deny (the keyed id when the session has no run yet). */
+  /** A typed stub on the session's current run, for authorize/deny (the derived id when the session has no run yet). */
   public AgentSessionWorkflow stub(String sessionId) {
-    String workflowId = workflowIdOf(sessionId).orElse(ids.workflowId(sessionId));
+    String workflowId = workflowIdOf(sessionId).or(() -> ids.workflowId(sessionId)).orElseThrow(() ->
+        new IllegalArgumentException("no session " + sessionId + ": it has never had a run, and the id does not name an actor"));
     return connection.client().newWorkflowStub(AgentSessionWorkflow.class, workflowId);
   }
 }

@@ -21,9 +21,9 @@ public final class TemporalSessionRegistry implements SessionRegistry {
   private final String taskQueue;
   private final SessionWorkflowIds ids;
 
-  /** With the unkeyed workflow ids of {@link SessionWorkflowIds#legacy()} (tests). */
+  /** With the unkeyed workflow ids of {@link SessionWorkflowIds#unkeyed()} (tests). */
   public TemporalSessionRegistry(WorkflowClient client, String taskQueue) {
-    this(client, taskQueue, SessionWorkflowIds.legacy());
+    this(client, taskQueue, SessionWorkflowIds.unkeyed());
   }
 
   public TemporalSessionRegistry(WorkflowClient client, String taskQueue, SessionWorkflowIds ids) {
@@ -35,7 +35,7 @@ public final class TemporalSessionRegistry implements SessionRegistry {
   @Override
   public void started(SessionStart s) {
     AgentSessionWorkflow stub = client.newWorkflowStub(AgentSessionWorkflow.class, WorkflowOptions.newBuilder()
-        .setWorkflowId(ids.workflowId(s.sessionId()))
+        .setWorkflowId(ids.workflowId(s.actor(), s.sessionId()))
         .setTaskQueue(taskQueue)
         .setWorkflowIdConflictPolicy(WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING)
         .build());
@@ -47,9 +47,9 @@ public final class TemporalSessionRegistry implements SessionRegistry {
   }
 
   @Override
-  public void ended(String sessionId, String reason) {
+  public void ended(String actor, String sessionId, String reason) {
     try {
-      client.newWorkflowStub(AgentSessionWorkflow.class, ids.workflowId(sessionId))
+      client.newWorkflowStub(AgentSessionWorkflow.class, ids.workflowId(actor, sessionId))
           .ended(new SessionEnded(reason, Instant.now().toString()));
     } catch (WorkflowNotFoundException e) {
       // Never started here, or already closed: nothing to end.

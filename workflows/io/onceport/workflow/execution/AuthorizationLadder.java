@@ -7,6 +7,7 @@ import io.onceport.workflow.auth.AuthorizationRequest;
 import io.onceport.workflow.journal.JournalTransition;
 import io.onceport.workflow.operator.DecisionBinding;
 import io.onceport.workflow.operator.DecisionVerdict;
+import io.onceport.workflow.ids.AgentSessionId;
 import io.temporal.workflow.Functions;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
@@ -219,17 +220,26 @@ final class AuthorizationLadder {
   }
 
   /**
+   * The session a decision must name: the execution's session id, or for a call without one the
+   * actor's own session ({@link AgentSessionId#actor}); the same key the session authority uses.
+   */
+  static String sessionKey(String sessionId, String actor) {
+    return sessionId == null || sessionId.isBlank() ? AgentSessionId.actor(actor, null).id() : sessionId;
+  }
+
+  /**
    * The presented session decisions, oldest first, until one verifies: bound to this execution's
-   * session, signed by a registered operator, current and not applied before. Null when all were
+   * session and actor (a statement about another actor's session is refused, whatever its
+   * subject), signed by a registered operator, current and not applied before. Null when all were
    * refused (each journalled). An authorization passes the session gate only; the rest of the
    * ladder (vault, credential) still applies, and the record names the operator, not "policy".
    */
   private AuthorizationDecision consumeSignedSessionDecisions(AuthorizationRequest request) {
     ExecutionInput input = execution.input();
-    String subject = input.sessionId() == null || input.sessionId().isBlank() ? "actor:" + input.actor() : input.sessionId();
+    String subject = sessionKey(input.sessionId(), input.actor());
     try {
       for (SessionAuthorization presented = inbox.nextSessionDecision(); presented != null; presented = inbox.nextSessionDecision()) {
-        DecisionVerdict v = decisions.verify(presented.signedDecision(), DecisionBinding.SESSION, subject, null,
+        DecisionVerdict v = decisions.verifySession(presented.signedDecision(), subject, input.actor(),
             List.of(DecisionBinding.AUTHORIZE, DecisionBinding.DENY), presented.by(), "onceport sessions authorize|deny");
         if (!v.valid()) {
           decisions.refuse(DecisionBinding.SESSION, v, presented.signedDecision(), presented.by());

@@ -52,12 +52,23 @@ final class OperatorDecisions {
    */
   DecisionVerdict verify(SignedDecision statement, String kind, String subject, String fingerprint, List<String> allowed,
       String claimedBy, String howToSign) {
+    return verify(statement, new DecisionBinding(kind, subject, fingerprint, allowed, Workflow.currentTimeMillis()), claimedBy,
+        howToSign);
+  }
+
+  /** As {@link #verify}, for a decision on {@code actor}'s session {@code subject}. */
+  DecisionVerdict verifySession(SignedDecision statement, String subject, String actor, List<String> allowed, String claimedBy,
+      String howToSign) {
+    return verify(statement, DecisionBinding.session(subject, actor, allowed, Workflow.currentTimeMillis()), claimedBy, howToSign);
+  }
+
+  private DecisionVerdict verify(SignedDecision statement, DecisionBinding binding, String claimedBy, String howToSign) {
     DecisionVerdict v;
     if (statement == null) {
       v = DecisionVerdict.refused(claimedBy, "unsigned: no signed statement was presented (sign it with " + howToSign + ")");
     } else {
       try {
-        v = operators.verify(statement, new DecisionBinding(kind, subject, fingerprint, allowed, Workflow.currentTimeMillis()));
+        v = operators.verify(statement, binding);
       } catch (ActivityFailure failure) {
         v = DecisionVerdict.refused(null, "the decision could not be verified: " + MainLoop.rootMessage(failure));
       }

@@ -5,7 +5,8 @@ import java.util.Objects;
 
 /**
  * What a decision must be bound to for a workflow to act on it: the subject it names, the
- * fingerprint of the execution (null for sessions), the decisions that apply in the workflow's
+ * fingerprint of the execution (null for sessions), the actor a session belongs to (null for
+ * executions, whose fingerprint already names theirs), the decisions that apply in the workflow's
  * current state, and the workflow's time (a statement issued after it, or expired before it, is
  * refused).
  *
@@ -13,8 +14,12 @@ import java.util.Objects;
  *     (resolve a needs_review execution) or {@code session} (authorize/deny an agent session)
  * @param allowedDecisions e.g. {@code [approve, deny]}, {@code [completed, failed, redispatch]},
  *     {@code [authorize, deny]}
+ * @param actor for a {@code session} decision, the actor the session belongs to: a statement
+ *     naming another actor is refused (issue 25: one actor must never ride on another's
+ *     authorization); required for sessions, null otherwise
  */
-public record DecisionBinding(String kind, String subject, String fingerprint, List<String> allowedDecisions, long nowMillis) {
+public record DecisionBinding(
+    String kind, String subject, String fingerprint, List<String> allowedDecisions, long nowMillis, String actor) {
   public static final String APPROVAL = "approval";
   public static final String RESOLUTION = "resolution";
   public static final String SESSION = "session";
@@ -40,5 +45,18 @@ public record DecisionBinding(String kind, String subject, String fingerprint, L
     Objects.requireNonNull(kind, "kind == null");
     Objects.requireNonNull(subject, "subject == null");
     allowedDecisions = List.copyOf(Objects.requireNonNull(allowedDecisions, "allowedDecisions == null"));
+    if (SESSION.equals(kind) && actor == null) {
+      throw new IllegalArgumentException("a session binding needs the session's actor");
+    }
+  }
+
+  /** A binding for an execution's decision (approval, resolution): no actor, the fingerprint names it. */
+  public DecisionBinding(String kind, String subject, String fingerprint, List<String> allowedDecisions, long nowMillis) {
+    this(kind, subject, fingerprint, allowedDecisions, nowMillis, null);
+  }
+
+  /** A binding for a decision on {@code actor}'s session {@code sessionId}. */
+  public static DecisionBinding session(String sessionId, String actor, List<String> allowedDecisions, long nowMillis) {
+    return new DecisionBinding(SESSION, sessionId, null, allowedDecisions, nowMillis, Objects.requireNonNull(actor, "actor == null"));
   }
 }

@@ -57,6 +57,14 @@ public interface AgentSessionWorkflow {
   void registerWaiting(String executionWorkflowId);
 
   /**
+   * As {@link #registerWaiting}, naming the execution's actor: an execution of another actor is
+   * refused (journalled {@code registration_refused}) and never gets this session's decision. The
+   * ladder sends this one; {@code registerWaiting} stays for histories and older workers.
+   */
+  @SignalMethod(name = "executionWaiting")
+  void executionWaiting(WaitingExecution waiting);
+
+  /**
    * An operator authorizes the session; returns once waiting executions were told. Fails with
    * {@code DecisionRefused} when the statement does not verify (nothing changes).
    */

@@ -161,7 +161,7 @@ public final class AgentSessionWorkflowImpl implements AgentSessionWorkflow {
       DecisionVerdict verdict = signed == null
           ? DecisionVerdict.refused(p.input.by(), "unsigned: no signed statement was presented (sign it with onceport sessions "
               + (word.equals(DecisionBinding.AUTHORIZE) ? "authorize" : "deny") + ", or onceport operator sign session)")
-          : verify(signed, new DecisionBinding(DecisionBinding.SESSION, sessionId, null, List.of(word), Workflow.currentTimeMillis()));
+          : verify(signed, DecisionBinding.session(sessionId, actor, List.of(word), Workflow.currentTimeMillis()));
       if (verdict.valid() && appliedNonces.contains(verdict.nonce())) {
         verdict = DecisionVerdict.refused(verdict.operator(), "replayed: this statement (nonce " + verdict.nonce()
             + ") was already applied to session " + sessionId);
@@ -264,6 +264,30 @@ public final class AgentSessionWorkflowImpl implements AgentSessionWorkflow {
 
   @Override
   public void registerWaiting(String executionWorkflowId) {
+    register(executionWorkflowId);
+  }
+
+  /**
+   * An execution of this session's actor waits for its decision. One of another actor never gets
+   * this session's decision (issue 25): refused, recorded and journalled as
+   * {@code registration_refused}; its ladder waits on its own session and times out there.
+   */
+  @Override
+  public void executionWaiting(WaitingExecution waiting) {
+    if (!actor.equals(waiting.actor())) {
+      Map<String, String> detail = new LinkedHashMap<>();
+      detail.put("execution_workflow", waiting.executionWorkflowId());
+      detail.put("actor", waiting.actor());
+      detail.put("refusal", "the execution's actor " + waiting.actor() + " is not this session's actor " + actor);
+      record("registration_refused", now(), detail);
+      log.warn("session {}: refused execution {} of another actor ({})", sessionId, waiting.executionWorkflowId(), waiting.actor());
+      version++;
+      return;
+    }
+    register(waiting.executionWorkflowId());
+  }
+
+  private void register(String executionWorkflowId) {
     if (!executions.contains(executionWorkflowId) && executions.size() < MAX_RECORDED_EXECUTIONS) {
       executions.add(executionWorkflowId);
     }

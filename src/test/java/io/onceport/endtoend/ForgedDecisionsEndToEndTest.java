@@ -165,7 +165,8 @@ class ForgedDecisionsEndToEndTest {
 
   private static String sessionIdOf(McpClient client) throws Exception {
     String payload = client.session().substring(0, client.session().indexOf('.'));
-    return "mcp:" + JSON.readTree(java.util.Base64.getUrlDecoder().decode(payload)).get("n").asText();
+    return io.onceport.frontend.auth.SessionIds.forCall("agent:deployer",
+        JSON.readTree(java.util.Base64.getUrlDecoder().decode(payload)).get("n").asText(), null, null, null);
   }
 
   /** Signs as carol through the CLI, as an operator would. */

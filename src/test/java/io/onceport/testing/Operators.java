@@ -47,9 +47,14 @@ public final class Operators {
         s.statement(), s.signature());
   }
 
-  /** The session update input for a signed {@code authorize} or {@code deny}. */
-  public static SessionDecision session(OperatorKey key, String sessionId, String decision, String reason) {
-    SignedDecision s = sign(key, "session", sessionId, null, decision, reason);
+  /** The session update input for a signed {@code authorize} or {@code deny} of {@code actor}'s session. */
+  public static SessionDecision session(OperatorKey key, String sessionId, String actor, String decision, String reason) {
+    SignedDecision s = signSession(key, sessionId, actor, decision, reason);
     return new SessionDecision(key.operator(), reason, s.statement(), s.signature());
+  }
+
+  /** A signed decision on {@code actor}'s session, issued now, valid for ten minutes. */
+  public static SignedDecision signSession(OperatorKey key, String sessionId, String actor, String decision, String reason) {
+    return key.sign(DecisionStatement.issueSession(sessionId, actor, decision, reason, key, Instant.now(), Duration.ofMinutes(10)));
   }
 }

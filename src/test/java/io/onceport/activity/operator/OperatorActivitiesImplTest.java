@@ -150,13 +150,34 @@ class OperatorActivitiesImplTest {
   }
 
   @Test
-  void aSessionStatementCarriesNoFingerprintAndBindsTheSessionId() {
-    SignedDecision signed = sign(carol, "session", "mcp:5f1c", null, "authorize", NOW, Duration.ofMinutes(10));
-    DecisionBinding binding = new DecisionBinding("session", "mcp:5f1c", null, List.of("authorize"), NOW.toEpochMilli());
+  void aSessionStatementCarriesNoFingerprintAndBindsTheSessionIdAndItsActor() {
+    SignedDecision signed = carol.sign(DecisionStatement.issueSession("run:agent:ci:prod/nightly", "agent:ci:prod", "authorize",
+        "checked", carol, NOW, Duration.ofMinutes(10)));
+    DecisionBinding binding = DecisionBinding.session("run:agent:ci:prod/nightly", "agent:ci:prod", List.of("authorize"), NOW.toEpochMilli());
     assertTrue(activities.verify(signed, binding).valid());
     assertFalse(signed.statement().contains("fingerprint"));
-    assertEquals("the statement is bound to mcp:5f1c, not mcp:other",
-        activities.verify(signed, new DecisionBinding("session", "mcp:other", null, List.of("authorize"), NOW.toEpochMilli())).refusal());
+    assertTrue(signed.statement().contains("\"actor\":\"agent:ci:prod\""), signed.statement());
+    assertEquals("the statement is bound to run:agent:ci:prod/nightly, not run:agent:ci/prod:nightly", activities.verify(signed,
+        DecisionBinding.session("run:agent:ci/prod:nightly", "agent:ci", List.of("authorize"), NOW.toEpochMilli())).refusal());
+    // The same subject for another actor (a session id that once joined two actors' runs) is refused by the actor.
+    assertEquals("the statement is for actor agent:ci:prod, not agent:ci: a decision on one actor's session never applies to another's",
+        activities.verify(signed, DecisionBinding.session("run:agent:ci:prod/nightly", "agent:ci", List.of("authorize"),
+            NOW.toEpochMilli())).refusal());
+  }
+
+  @Test
+  void aSessionStatementWithoutAnActorIsRefused() {
+    // As signed before statements named the actor: the canonical JSON without "actor" (refused before its signature is read).
+    String statement = "{\"decision\":\"authorize\",\"expires_at\":\"" + NOW.plusSeconds(600) + "\",\"issued_at\":\"" + NOW
+        + "\",\"key_id\":\"" + carol.keyId() + "\",\"kind\":\"session\",\"nonce\":\"abcdefghijklmnopqrstuv\","
+        + "\"operator\":\"carol\",\"reason\":\"\",\"subject\":\"mcp:5f1c\",\"v\":1}";
+    SignedDecision old = new SignedDecision(statement, "AAAA");
+    assertEquals("the statement is invalid: a session statement needs the session's actor",
+        activities.verify(old, DecisionBinding.session("mcp:5f1c", "alice", List.of("authorize"), NOW.toEpochMilli())).refusal());
+    assertThrows(NullPointerException.class, () -> DecisionBinding.session("mcp:5f1c", null, List.of("authorize"), NOW.toEpochMilli()));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> new DecisionBinding("session", "mcp:5f1c", null, List.of("authorize"), NOW.toEpochMilli()));
+    assertEquals("a session binding needs the session's actor", e.getMessage());
   }
 
   @Test

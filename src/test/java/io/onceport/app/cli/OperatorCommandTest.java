@@ -163,10 +163,23 @@ class OperatorCommandTest {
     assertEquals("ticket 7", v.reason());
     assertTrue(sign.err().startsWith("signed by carol (ed25519:"), sign.err());
 
-    Run session = run("operator", "sign", "session", "mcp:5f1c", "--decision", "authorize", "--key-file", keys().resolve("carol.key").toString(),
-        "--expires", "PT1M");
+    Run session = run("operator", "sign", "session", "mcp:alice/5f1c", "--decision", "authorize", "--key-file",
+        keys().resolve("carol.key").toString(), "--expires", "PT1M");
     assertEquals(0, session.exit(), session.err());
     assertFalse(session.out().contains("fingerprint"));
+    String statement = JSON.readTree(session.out()).get("statement").asText();
+    assertTrue(statement.contains("\"actor\":\"alice\""), "a session statement names the session's actor: " + statement);
+    assertTrue(session.err().contains("(actor alice)"), session.err());
+    // A session id of the form used before names no actor: the operator says whose it is.
+    Run legacy = run("operator", "sign", "session", "mcp:5f1c", "--decision", "authorize", "--key-file",
+        keys().resolve("carol.key").toString());
+    assertEquals(new Run(1, "", "onceport: the session id mcp:5f1c does not name its actor (a session from before ids did); "
+        + "pass --actor ACTOR\n"), legacy);
+    assertEquals(0, run("operator", "sign", "session", "mcp:5f1c", "--actor", "alice", "--decision", "authorize", "--key-file",
+        keys().resolve("carol.key").toString()).exit());
+    assertEquals(new Run(1, "", "onceport: --actor bob is not the actor of session mcp:alice/5f1c, which is alice\n"),
+        run("operator", "sign", "session", "mcp:alice/5f1c", "--actor", "bob", "--decision", "authorize", "--key-file",
+            keys().resolve("carol.key").toString()));
   }
 
   @Test
@@ -178,9 +191,9 @@ class OperatorCommandTest {
     assertEquals(new Run(1, "", "onceport: Invalid decision kind: vote (expected approval, resolution or session)\n"),
         run("operator", "sign", "vote", "act_01", "--decision", "approve", "--key-dir", k, "--operator", "carol"));
     assertEquals(new Run(1, "", "onceport: --reason must not be empty for a denial\n"),
-        run("operator", "sign", "session", "mcp:1", "--decision", "deny", "--key-dir", k, "--operator", "carol"));
+        run("operator", "sign", "session", "mcp:a/1", "--decision", "deny", "--key-dir", k, "--operator", "carol"));
     assertEquals(new Run(1, "", "onceport: --expires must be at most PT24H (a decision is for now, not a standing grant)\n"),
-        run("operator", "sign", "session", "mcp:1", "--decision", "authorize", "--key-dir", k, "--operator", "carol", "--expires", "P2D"));
+        run("operator", "sign", "session", "mcp:a/1", "--decision", "authorize", "--key-dir", k, "--operator", "carol", "--expires", "P2D"));
   }
 
   @Test

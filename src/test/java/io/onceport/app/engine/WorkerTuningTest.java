@@ -93,7 +93,7 @@ class WorkerTuningTest {
             .started(new SessionStart("agent:deployer", session, "test", "1", "2025-06-18", "127.0.0.1", Instant.now()));
         CallResult r = harness.gateway.call(new ToolCall("agent:deployer", "cached_tool",
             JSON.readTree("{\"service\":\"catalog\",\"version\":\"v" + i + "\"}"), null, null, session, "1", "2025-06-18",
-            "test/1", "127.0.0.1", 1_000));
+            "test/1", "127.0.0.1", 10_000)); // answers as soon as it waits for the session; 1 s was tight for the first on a busy host
         assertEquals(ExecutionState.AWAITING_SESSION_AUTHORIZATION, r.record().state());
         sessions.add(session);
         ids.add(r.record().executionId());

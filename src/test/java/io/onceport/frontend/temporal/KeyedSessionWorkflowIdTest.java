@@ -40,7 +40,7 @@ class KeyedSessionWorkflowIdTest {
       // What the agent can read from its own session header: the nonce the session id is made of.
       String payload = client.session().substring(0, client.session().indexOf('.'));
       String nonce = new ObjectMapper().readTree(Base64.getUrlDecoder().decode(payload)).get("n").asText();
-      String sessionId = "mcp:" + nonce;
+      String sessionId = io.onceport.frontend.auth.SessionIds.forCall("agent:deployer", nonce, null, null, null);
 
       List<WorkflowExecutionInfo> sessions = List.of();
       long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
@@ -54,7 +54,8 @@ class KeyedSessionWorkflowIdTest {
       String workflowId = sessions.get(0).getExecution().getWorkflowId();
       assertTrue(workflowId.matches("onceport-session-[0-9a-f]{32}"), workflowId);
       assertFalse(workflowId.contains(nonce), workflowId);
-      assertEquals(SessionWorkflowIds.keyed(FingerprintKey.loadOrCreate(gateway.data)::hmac).workflowId(sessionId), workflowId);
+      assertEquals(SessionWorkflowIds.keyed(FingerprintKey.loadOrCreate(gateway.data)::hmac).workflowId("agent:deployer", sessionId),
+          workflowId);
 
       String legacy = AgentSessionWorkflow.WORKFLOW_ID_PREFIX + sessionId;
       StatusRuntimeException missing = org.junit.jupiter.api.Assertions.assertThrows(StatusRuntimeException.class,

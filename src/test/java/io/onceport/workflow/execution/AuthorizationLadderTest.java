@@ -179,7 +179,8 @@ class AuthorizationLadderTest {
     String session = "mcp:authorized-" + counter;
     new TemporalSessionRegistry(harness.connection.client(), EngineHarness.TASK_QUEUE)
         .started(new SessionStart("agent:deployer", session, "test", "1", "2025-06-18", "127.0.0.1", Instant.now()));
-    var signed = ops.sign(DecisionStatement.issue("session", session, null, "authorize", "test", ops, Instant.now(), Duration.ofMinutes(10)));
+    var signed = ops.sign(DecisionStatement.issueSession(session, "agent:deployer", "authorize", "test", ops, Instant.now(),
+        Duration.ofMinutes(10)));
     new SessionDirectory(harness.connection).stub(session).authorize(
         new io.onceport.workflow.session.SessionDecision("ops", "test", signed.statement(), signed.signature()));
     return session;
@@ -400,7 +401,7 @@ class AuthorizationLadderTest {
     assertEquals(2, dispatch.dispatched.size());
     assertNotNull(done.authorizedAt());
 
-    new TemporalSessionRegistry(harness.connection.client(), EngineHarness.TASK_QUEUE).ended(session, "client deleted the session");
+    new TemporalSessionRegistry(harness.connection.client(), EngineHarness.TASK_QUEUE).ended("agent:deployer", session, "client deleted the session");
     long end = System.nanoTime() + Duration.ofSeconds(5).toNanos();
     while (!sessionJournal.events(session).contains("ended") && System.nanoTime() < end) {
       Thread.sleep(100);

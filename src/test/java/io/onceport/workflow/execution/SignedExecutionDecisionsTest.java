@@ -237,7 +237,7 @@ class SignedExecutionDecisionsTest {
     String session = waiting.sessionId();
     stub(waiting).sessionAuthorization(new SessionAuthorization(session, true, "operator:mallory", "trust me"));
     OperatorKey impostor = OperatorKey.generate("ops"); // claims a registered name with its own key
-    SignedDecision forged = Operators.sign(impostor, "session", session, null, "authorize", "x");
+    SignedDecision forged = Operators.signSession(impostor, session, waiting.actor(), "authorize", "x");
     stub(waiting).sessionAuthorization(new SessionAuthorization(session, true, "ops", "x", forged.statement(), forged.signature()));
     List<JournalEntry> journalled = awaitValue(() -> refusals(id), l -> l.size() == 2, Duration.ofSeconds(10));
     assertTrue(String.valueOf(journalled.get(0).detail().get("refusal")).startsWith("unsigned: no signed statement was presented"));
@@ -246,7 +246,16 @@ class SignedExecutionDecisionsTest {
     assertEquals(ExecutionState.AWAITING_SESSION_AUTHORIZATION, harness.gateway.find(id).orElseThrow().state());
     assertEquals(0, dispatch.dispatched.size());
 
-    SignedDecision real = Operators.sign(ops, "session", session, null, "authorize", "known agent");
+    // A genuine statement about the same session id for another actor is refused: a decision names its actor.
+    SignedDecision otherActor = Operators.signSession(ops, session, waiting.actor() + ":prod", "authorize", "known agent");
+    stub(waiting).sessionAuthorization(new SessionAuthorization(session, true, "ops", "x", otherActor.statement(), otherActor.signature()));
+    List<JournalEntry> third = awaitValue(() -> refusals(id), l -> l.size() == 3, Duration.ofSeconds(10));
+    assertEquals("the statement is for actor " + waiting.actor() + ":prod, not " + waiting.actor()
+        + ": a decision on one actor's session never applies to another's", third.get(2).detail().get("refusal"));
+    assertEquals(ExecutionState.AWAITING_SESSION_AUTHORIZATION, harness.gateway.find(id).orElseThrow().state());
+    assertEquals(0, dispatch.dispatched.size());
+
+    SignedDecision real = Operators.signSession(ops, session, waiting.actor(), "authorize", "known agent");
     stub(waiting).sessionAuthorization(new SessionAuthorization(session, true, "ops", "known agent", real.statement(), real.signature()));
     ExecutionRecord done = await(id, ExecutionState.COMPLETED);
     assertEquals("session_authorized", done.authorization().rule());

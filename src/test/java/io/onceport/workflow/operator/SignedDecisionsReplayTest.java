@@ -119,7 +119,7 @@ class SignedDecisionsReplayTest {
       client.signalWithStart(batch);
       session.registerWaiting("onceport-fp-gone");
       assertThrows(WorkflowUpdateException.class, () -> session.authorize(new SessionDecision("operator:mallory", "trust me")));
-      SessionRecord authorized = session.authorize(Operators.session(ops, "mcp:replay", "authorize", "known agent"));
+      SessionRecord authorized = session.authorize(Operators.session(ops, "mcp:replay", "agent:test", "authorize", "known agent"));
       assertEquals("ops", authorized.authorization().by());
       session.ended(new SessionEnded("client deleted the session", Instant.now().toString()));
       WorkflowStub.fromTyped(session).getResult(SessionRecord.class);

@@ -87,13 +87,13 @@ class AgentSessionDecisionsTest {
   }
 
   private static SessionDecision decision(OperatorKey key, String subject, String decision, Instant issued, Duration validity) {
-    SignedDecision s = key.sign(DecisionStatement.issue("session", subject, null, decision, "why", key, issued, validity));
+    SignedDecision s = key.sign(DecisionStatement.issueSession(subject, "alice", decision, "why", key, issued, validity));
     return new SessionDecision(key.operator(), "why", s.statement(), s.signature());
   }
 
   @Test
   void aSignedAuthorizationAppliesAndRecordsTheOperatorExactlyAsRegistered() {
-    SessionRecord r = session.authorize(Operators.session(carol, SESSION, "authorize", "known agent"));
+    SessionRecord r = session.authorize(Operators.session(carol, SESSION, "alice", "authorize", "known agent"));
     assertEquals(new SessionRecord.Authorization("authorized", "carol", r.authorization().at(), "known agent"), r.authorization());
     var authorized = journal.appends.stream().filter(a -> "authorized".equals(a.entry().get("event"))).findFirst().orElseThrow();
     assertEquals(Map.of("by", "carol", "reason", "known agent"), authorized.entry().get("detail"));
@@ -122,7 +122,7 @@ class AgentSessionDecisionsTest {
     assertEquals("DecisionRefused: session " + SESSION + ": decision refused: the statement is bound to mcp:other, not " + SESSION,
         refused(other, true));
 
-    SessionDecision deny = Operators.session(carol, SESSION, "deny", "no");
+    SessionDecision deny = Operators.session(carol, SESSION, "alice", "deny", "no");
     assertEquals("DecisionRefused: session " + SESSION + ": decision refused: the statement decides deny, which does not apply here "
         + "(expected authorize)", refused(deny, true));
     assertNull(session.session().authorization());
@@ -131,9 +131,9 @@ class AgentSessionDecisionsTest {
 
   @Test
   void aStatementAlreadyAppliedIsRefusedWhenPresentedAgain() {
-    SessionDecision authorize = Operators.session(carol, SESSION, "authorize", "ok");
+    SessionDecision authorize = Operators.session(carol, SESSION, "alice", "authorize", "ok");
     session.authorize(authorize);
-    session.deny(Operators.session(carol, SESSION, "deny", "changed my mind"));
+    session.deny(Operators.session(carol, SESSION, "alice", "deny", "changed my mind"));
     String nonce = DecisionStatement.parse(authorize.statement()).nonce();
     assertEquals("DecisionRefused: session " + SESSION + ": decision refused: replayed: this statement (nonce " + nonce
         + ") was already applied to session " + SESSION, refused(authorize, true));
@@ -142,19 +142,47 @@ class AgentSessionDecisionsTest {
 
   @Test
   void statementsOfARemovedOrRotatedKeyOrAnUnregisteredKeyAreRefused() throws Exception {
-    SessionDecision beforeRotation = Operators.session(carol, SESSION, "authorize", "ok");
+    SessionDecision beforeRotation = Operators.session(carol, SESSION, "alice", "authorize", "ok");
     new OperatorRegistry(data).rotate(OperatorKey.generate("carol"));
     assertTrue(refused(beforeRotation, true).startsWith("DecisionRefused: session " + SESSION + ": decision refused: signed with key "
         + carol.keyId() + " of carol, which was rotated at "));
 
     OperatorKey dave = Operators.register(data, "dave");
-    SessionDecision byDave = Operators.session(dave, SESSION, "authorize", "ok");
+    SessionDecision byDave = Operators.session(dave, SESSION, "alice", "authorize", "ok");
     new OperatorRegistry(data).remove("dave");
     assertTrue(refused(byDave, true).startsWith("DecisionRefused: session " + SESSION + ": decision refused: operator dave is not registered (removed at "));
 
     OperatorKey impostor = OperatorKey.generate("erin");
     assertEquals("DecisionRefused: session " + SESSION + ": decision refused: operator erin is not registered",
-        refused(Operators.session(impostor, SESSION, "authorize", "ok"), true));
+        refused(Operators.session(impostor, SESSION, "alice", "authorize", "ok"), true));
     assertNull(session.session().authorization());
+  }
+
+  @Test
+  void aStatementAboutTheSameSessionIdForAnotherActorIsRefused() {
+    SignedDecision signed = carol.sign(DecisionStatement.issueSession(SESSION, "bob", "authorize", "ok", carol, Instant.now(),
+        Duration.ofMinutes(10)));
+    SessionDecision forBob = new SessionDecision("carol", "ok", signed.statement(), signed.signature());
+    assertEquals("DecisionRefused: session " + SESSION + ": decision refused: the statement is for actor bob, not alice: a decision "
+        + "on one actor's session never applies to another's", refused(forBob, true));
+    assertNull(session.session().authorization());
+  }
+
+  @Test
+  void anExecutionOfAnotherActorIsNotRegisteredAndNeverToldTheSessionsDecision() throws Exception {
+    session.executionWaiting(new WaitingExecution("onceport-fp-mallory", "agent:mallory"));
+    session.executionWaiting(new WaitingExecution("onceport-fp-alice", "alice"));
+    io.onceport.testing.Conditions.await("both registrations are handled", Duration.ofSeconds(30),
+        () -> journal.events(SESSION).contains("registration_refused") && session.session().waiting().contains("onceport-fp-alice"));
+    SessionRecord r = session.session();
+    assertEquals(java.util.List.of("onceport-fp-alice"), r.waiting(), "only the session's own actor's execution waits on it");
+    assertEquals(java.util.List.of("onceport-fp-alice"), r.executions());
+    var refusal = journal.appends.stream().filter(a -> "registration_refused".equals(a.entry().get("event"))).findFirst().orElseThrow();
+    assertEquals(Map.of("execution_workflow", "onceport-fp-mallory", "actor", "agent:mallory",
+        "refusal", "the execution's actor agent:mallory is not this session's actor alice"), refusal.entry().get("detail"));
+    // Authorized afterwards: only alice's execution is told (the signal to a missing workflow is logged, not fatal).
+    SessionRecord authorized = session.authorize(Operators.session(carol, SESSION, "alice", "authorize", "ok"));
+    assertEquals(java.util.List.of(), authorized.waiting());
+    assertEquals(java.util.List.of("onceport-fp-alice"), authorized.executions());
   }
 }

@@ -42,7 +42,7 @@ class AgentSessionWorkflowTest {
       // in the same first workflow task as the start signal and be handled before it.
       Conditions.await("the session's start is journaled", Duration.ofSeconds(30),
           () -> journal.events("mcp:idle").contains("started"));
-      session.authorize(io.onceport.testing.Operators.session(carol, "mcp:idle", "authorize", ""));
+      session.authorize(io.onceport.testing.Operators.session(carol, "mcp:idle", "alice", "authorize", ""));
 
       env.sleep(AgentSessionWorkflowImpl.IDLE_CLOSE.plus(Duration.ofMinutes(1)));
       SessionRecord closed = WorkflowStub.fromTyped(session).getResult(SessionRecord.class);
