@@ -13,6 +13,12 @@ public final class ErrorTypes {
   public static final String HOST_KEY_MISMATCH = "HostKeyMismatch";
   /** The dispatch journal entry could not be made durable: the dispatch did not happen. */
   public static final String JOURNAL_UNAVAILABLE = "JournalUnavailable";
+  /**
+   * The journal already holds the {@code dispatched} entry of this execution and attempt: the send
+   * was made before (only a replayed or reset workflow history asks for it again). Nothing was sent
+   * now; what the earlier send did is unknown to this run.
+   */
+  public static final String SENT_BEFORE = "SentBefore";
   /** A credential reference could not be resolved from the vault. */
   public static final String CREDENTIAL_UNAVAILABLE = "CredentialUnavailable";
   /** The request could not be built from the contract and arguments (bad template, bad URL). */

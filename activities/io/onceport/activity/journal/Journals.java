@@ -21,11 +21,13 @@ public final class Journals implements AutoCloseable {
   private final NoteSigner signer;
   private final Journal activity;
   private final Journal sessions;
+  private final SendLedger ledger;
 
-  private Journals(NoteSigner signer, Journal activity, Journal sessions) {
+  private Journals(NoteSigner signer, Journal activity, Journal sessions, SendLedger ledger) {
     this.signer = signer;
     this.activity = activity;
     this.sessions = sessions;
+    this.ledger = ledger;
   }
 
   /** Opens both journals with durable (fsync) appends and default checkpoint intervals. */
@@ -47,11 +49,15 @@ public final class Journals implements AutoCloseable {
     }
     Journal activity = Journal.open(customize.apply(
         JournalOptions.newBuilder(journalDir(dataDir, ACTIVITY), writerId, signer)).build());
+    Journal sessions = null;
     try {
-      Journal sessions = Journal.open(customize.apply(
+      sessions = Journal.open(customize.apply(
           JournalOptions.newBuilder(journalDir(dataDir, SESSIONS), writerId, signer)).build());
-      return new Journals(signer, activity, sessions);
+      return new Journals(signer, activity, sessions, SendLedger.open(journalDir(dataDir, ACTIVITY)));
     } catch (RuntimeException e) {
+      if (sessions != null) {
+        sessions.close();
+      }
       activity.close();
       throw e;
     }
@@ -92,9 +98,14 @@ public final class Journals implements AutoCloseable {
     return new JournalActivitiesImpl(activity);
   }
 
+  /** The send ledger of the activity journal's directory (every writer's segment). */
+  public SendLedger ledger() {
+    return ledger;
+  }
+
   /** The hook the dispatch activities call right before sending. */
   public DispatchJournal dispatchJournal() {
-    return new JournalDispatchJournal(activity);
+    return new JournalDispatchJournal(activity, ledger);
   }
 
   @Override
@@ -102,7 +113,11 @@ public final class Journals implements AutoCloseable {
     try {
       sessions.close();
     } finally {
-      activity.close();
+      try {
+        activity.close();
+      } finally {
+        ledger.close();
+      }
     }
   }
 }

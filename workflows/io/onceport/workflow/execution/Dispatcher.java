@@ -169,7 +169,7 @@ final class Dispatcher {
     return handedOver != null && handedOver.journaled();
   }
 
-  /** A send without an answer, as a fact: not sent, not dispatchable, outcome unknown, or worker lost. */
+  /** A send without an answer, as a fact: not sent, not dispatchable, sent before, outcome unknown, or worker lost. */
   private Observation sendFailed(ActivityFailure failure, int attempt, String startedAt, List<JournalEntry> carried) {
     Throwable cause = failure.getCause();
     String type;
@@ -191,6 +191,10 @@ final class Dispatcher {
     if (ErrorTypes.NOT_SENT.equals(type)) {
       execution.sendNotSent(attempt, startedAt, text);
       return new Observation(Fact.NOT_SENT, false, null, text);
+    }
+    if (ErrorTypes.SENT_BEFORE.equals(type)) {
+      execution.sendSentBefore(attempt, startedAt, text);
+      return new Observation(Fact.SENT_BEFORE, false, null, text);
     }
     if (type != null && NOT_DISPATCHABLE.contains(type)) {
       execution.sendNotDispatchable(attempt, startedAt, text);

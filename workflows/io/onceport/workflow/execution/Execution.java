@@ -241,6 +241,19 @@ final class Execution {
     sends.add(new ExecutionRecord.Send(attempt, executionId, startedAt, now(), ExecutionRecord.Send.NOT_SENT, null, text, null));
   }
 
+  /**
+   * The journal already holds this attempt's {@code dispatched} entry: it was sent before (by a run
+   * this one was reset from, or a replayed history), nothing was sent now, and its outcome is
+   * unknown to this run. On the record it is the send that was made, never "not sent".
+   */
+  void sendSentBefore(int attempt, String startedAt, String text) {
+    sends.add(new ExecutionRecord.Send(attempt, executionId, startedAt, now(), ExecutionRecord.Send.SENT_BEFORE, null, text, null));
+    sends.uncertain();
+    outcome = Outcome.UNKNOWN;
+    queue(JournalTransition.OUTCOME_UNKNOWN, attempt, Map.of("reason", text, "observed", ExecutionRecord.Send.SENT_BEFORE));
+    version++;
+  }
+
   /** Bytes may have reached the target and no answer came (or the worker was lost mid-send). */
   void sendUncertain(int attempt, String startedAt, String text, boolean workerLost) {
     String observed = workerLost ? ExecutionRecord.Send.WORKER_LOST : ExecutionRecord.Send.OUTCOME_UNKNOWN;

@@ -91,8 +91,10 @@ public record ExecutionRecord(
    * @param attempt 1 for the first send, counting every send
    * @param key the idempotency key it carried (the execution id)
    * @param observed {@code answered}, {@code not_sent} (provably nothing left), {@code
-   *     outcome_unknown} (bytes may have reached the target, no answer) or {@code worker_lost} (the
-   *     worker stopped heartbeating mid-send)
+   *     outcome_unknown} (bytes may have reached the target, no answer), {@code worker_lost} (the
+   *     worker stopped heartbeating mid-send) or {@code sent_before} (the journal already held this
+   *     attempt's {@code dispatched} entry: sent by an earlier run, e.g. before a reset; nothing was
+   *     sent again, and its outcome is unknown to this run)
    * @param status the target's HTTP status or exit status when answered, else null
    * @param decision what the replay policy decided next, e.g. {@code resend_same_key}
    */
@@ -102,6 +104,7 @@ public record ExecutionRecord(
     public static final String NOT_SENT = "not_sent";
     public static final String OUTCOME_UNKNOWN = "outcome_unknown";
     public static final String WORKER_LOST = "worker_lost";
+    public static final String SENT_BEFORE = "sent_before";
 
     /** True when the request may have reached the target (everything but {@code not_sent}). */
     @JsonIgnore

@@ -31,6 +31,9 @@ import java.util.Objects;
  *       "still unknown": poll with backoff within a bounded window, then {@code needs_review}.
  *   <li>{@code irreversible}: never re-sent automatically; an unknown outcome waits in {@code
  *       needs_review} for an operator.
+ *   <li>A send the journal says was made before ({@link Fact#SENT_BEFORE}: a reset or replayed
+ *       history asked for it again, and nothing was sent now) is an unknown outcome like any other:
+ *       status query, same-key re-send where the class allows it (bounded as above), or an operator.
  *   <li>An operator's resolution is final: completed, failed, or redispatch (re-send under the
  *       same key, whatever the class: the operator checked the target).
  * </ul>
@@ -69,6 +72,12 @@ public final class ReplayPolicy {
     OUTCOME_UNKNOWN,
     /** The worker stopped heartbeating mid-send (killed, partitioned): an unknown outcome. */
     WORKER_LOST,
+    /**
+     * Nothing was sent now: the journal (the durable send ledger outside the workflow history)
+     * already holds this send's {@code dispatched} entry, so it was sent before — by a run this one
+     * was reset from, or a replayed history — and its outcome is unknown to this run.
+     */
+    SENT_BEFORE,
     /** The target answered (any status or exit code). */
     ANSWERED,
     /** The request could not be built or authorized at send time (bad template, credential, journal); nothing sent. */
@@ -187,7 +196,7 @@ public final class ReplayPolicy {
       case NOT_DISPATCHABLE -> s.uncertainSends() > 0
           ? now(Action.NEEDS_REVIEW, "an earlier send's outcome is unknown and this one could not be sent")
           : now(Action.FAIL_NOT_EXECUTED, "the request could not be sent; nothing was executed");
-      case OUTCOME_UNKNOWN, WORKER_LOST -> unknown(replay, fact, s);
+      case OUTCOME_UNKNOWN, WORKER_LOST, SENT_BEFORE -> unknown(replay, fact, s);
       case STATUS_COMPLETED -> now(Action.SETTLE_COMPLETED, "the status facility found it completed");
       case STATUS_FAILED -> now(Action.SETTLE_FAILED, "the status facility found it failed");
       case STATUS_NOT_EXECUTED -> notExecuted(replay, s);
@@ -211,7 +220,12 @@ public final class ReplayPolicy {
   }
 
   private Step unknown(ReplayClass replay, Fact fact, Situation s) {
-    String what = fact == Fact.WORKER_LOST ? "the worker was lost mid-send" : "the outcome is unknown";
+    String what = switch (fact) {
+      case WORKER_LOST -> "the worker was lost mid-send";
+      case SENT_BEFORE -> "it was sent before (the journal holds its dispatched entry: a reset or replayed history asked"
+          + " for it again) and its outcome is unknown";
+      default -> "the outcome is unknown";
+    };
     return switch (replay) {
       case READ_ONLY, IDEMPOTENCY_KEY -> s.sends() < maxSends
           ? new Step(Action.RESEND_SAME_KEY, backoff(s.sends() - 1),

@@ -46,8 +46,9 @@ public final class ReplayTable {
   private static String unknown(ReplayPolicy p, ReplayClass c) {
     Action first = p.decide(c, Fact.OUTCOME_UNKNOWN, afterSends(1, 0, 0)).action();
     Action lost = p.decide(c, Fact.WORKER_LOST, afterSends(1, 0, 0)).action();
-    if (first != lost) {
-      throw new IllegalStateException("worker lost and outcome unknown differ for " + c.wireName());
+    Action sentBefore = p.decide(c, Fact.SENT_BEFORE, afterSends(1, 0, 0)).action();
+    if (first != lost || first != sentBefore) {
+      throw new IllegalStateException("worker lost, sent before and outcome unknown differ for " + c.wireName());
     }
     if (first == Action.RESEND_SAME_KEY) {
       Action last = p.decide(c, Fact.OUTCOME_UNKNOWN, afterSends(p.maxSends(), 0, 0)).action();

@@ -78,6 +78,12 @@ public final class GatewayHarness implements AutoCloseable {
     return new GatewayHarness(true, callWait, frontendInterceptors, java.util.Map.of(), binary);
   }
 
+  /** As {@link #onTemporalCli(Path, Duration, java.util.List)}, with further contracts (see the constructor). */
+  public static GatewayHarness onTemporalCli(Path binary, Duration callWait, java.util.Map<String, String> extraContracts)
+      throws IOException {
+    return new GatewayHarness(true, callWait, java.util.List.of(), extraContracts, binary);
+  }
+
   private GatewayHarness(boolean startWorker, Duration callWait, java.util.List<io.grpc.ClientInterceptor> frontendInterceptors,
       java.util.Map<String, String> extraContracts, Path temporalCli) throws IOException {
     dir = Files.createTempDirectory("onceport-e2e");

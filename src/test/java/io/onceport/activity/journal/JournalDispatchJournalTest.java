@@ -62,12 +62,21 @@ class JournalDispatchJournalTest {
     }).toList();
   }
 
+  SendLedger ledger() {
+    return SendLedger.open(data.resolve("journal/activity"));
+  }
+
   @Test
-  void dispatchedEntryIsWrittenOncePerAttempt() throws IOException {
-    try (Journal j = open()) {
-      JournalDispatchJournal hook = new JournalDispatchJournal(j);
+  void dispatchedEntryIsWrittenOncePerAttemptAndASecondSendOfAnAttemptFailsClosed() throws IOException {
+    try (Journal j = open(); SendLedger ledger = ledger()) {
+      JournalDispatchJournal hook = new JournalDispatchJournal(j, ledger);
       hook.dispatched(request(1));
-      hook.dispatched(request(1)); // the activity retried before sending
+      // maximumAttempts = 1: only a replayed or reset history asks for attempt 1 again
+      ApplicationFailure again = assertThrows(ApplicationFailure.class, () -> hook.dispatched(request(1)));
+      assertEquals(ErrorTypes.SENT_BEFORE, again.getType());
+      assertTrue(again.isNonRetryable());
+      assertEquals("dispatch not sent: the journal already holds act_1/dispatched/1: this send was made before"
+          + " (a reset or replayed history asked for it again)", again.getOriginalMessage());
       hook.dispatched(request(2));
     }
     List<JsonNode> entries = entries();
@@ -84,8 +93,8 @@ class JournalDispatchJournalTest {
 
   @Test
   void aFullDiskFailsTheDispatchClosedAndLeavesNoPartialEntry() throws IOException {
-    try (Journal j = open()) {
-      JournalDispatchJournal hook = new JournalDispatchJournal(j);
+    try (Journal j = open(); SendLedger ledger = ledger()) {
+      JournalDispatchJournal hook = new JournalDispatchJournal(j, ledger);
       hook.dispatched(request(1));
       long before = Files.size(data.resolve("journal/activity/w1.jsonl"));
       channel.get().partialBytes = 17;
@@ -106,8 +115,8 @@ class JournalDispatchJournalTest {
 
   @Test
   void aFailedFsyncFailsTheDispatchClosed() {
-    try (Journal j = open()) {
-      JournalDispatchJournal hook = new JournalDispatchJournal(j);
+    try (Journal j = open(); SendLedger ledger = ledger()) {
+      JournalDispatchJournal hook = new JournalDispatchJournal(j, ledger);
       channel.get().forceFailure = new IOException("Input/output error");
       ApplicationFailure f = assertThrows(ApplicationFailure.class, () -> hook.dispatched(request(1)));
       assertEquals(ErrorTypes.JOURNAL_UNAVAILABLE, f.getType());

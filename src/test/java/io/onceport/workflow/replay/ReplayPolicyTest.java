@@ -57,6 +57,15 @@ class ReplayPolicyTest {
       new Row(SQ, Fact.WORKER_LOST, s(1, 0, 0, 1, 0), Action.QUERY_STATUS),
       new Row(IRR, Fact.OUTCOME_UNKNOWN, s(1, 0, 0, 1, 0), Action.NEEDS_REVIEW),
       new Row(IRR, Fact.WORKER_LOST, s(1, 0, 0, 1, 0), Action.NEEDS_REVIEW),
+      // sent before (the journal holds the dispatched entry: a reset or replayed history asked again): an unknown outcome
+      new Row(RO, Fact.SENT_BEFORE, s(1, 0, 0, 1, 0), Action.RESEND_SAME_KEY),
+      new Row(KEY, Fact.SENT_BEFORE, s(1, 0, 0, 1, 0), Action.RESEND_SAME_KEY),
+      new Row(KEY, Fact.SENT_BEFORE, s(3, 0, 0, 3, 0), Action.RESEND_SAME_KEY),
+      new Row(KEY, Fact.SENT_BEFORE, s(4, 0, 0, 4, 0), Action.NEEDS_REVIEW),
+      new Row(RO, Fact.SENT_BEFORE, s(4, 0, 0, 4, 0), Action.NEEDS_REVIEW),
+      new Row(SQ, Fact.SENT_BEFORE, s(1, 0, 0, 1, 0), Action.QUERY_STATUS),
+      new Row(IRR, Fact.SENT_BEFORE, s(1, 0, 0, 1, 0), Action.NEEDS_REVIEW),
+      new Row(IRR, Fact.SENT_BEFORE, s(2, 0, 0, 2, 0), Action.NEEDS_REVIEW),
       // status verdicts
       new Row(SQ, Fact.STATUS_COMPLETED, s(1, 0, 1, 1, 10), Action.SETTLE_COMPLETED),
       new Row(SQ, Fact.STATUS_FAILED, s(1, 0, 1, 1, 10), Action.SETTLE_FAILED),
@@ -137,6 +146,27 @@ class ReplayPolicyTest {
           since += 5_000;
           a = P.decide(c, Fact.STATUS_OTHER, s(sends, 0, checks, sends, since)).action();
         }
+      }
+    }
+  }
+
+  @Test
+  void aResetRunThatFindsEverySendMadeBeforeAsksAnOperatorAfterAtMostMaxSendsAttempts() {
+    // A reset to before the first send: every attempt the run asks for is already in the journal.
+    // The re-sendable classes move on to the next attempt under the same key, never past maxSends.
+    for (ReplayClass c : ReplayClass.values()) {
+      int attempts = 1;
+      ReplayPolicy.Step step = P.decide(c, Fact.SENT_BEFORE, s(attempts, 0, 0, attempts, 0));
+      while (step.action() == Action.RESEND_SAME_KEY) {
+        attempts++;
+        assertTrue(attempts <= P.maxSends(), c + " asked for attempt " + attempts);
+        step = P.decide(c, Fact.SENT_BEFORE, s(attempts, 0, 0, attempts, 0));
+      }
+      Action expected = c == SQ ? Action.QUERY_STATUS : Action.NEEDS_REVIEW;
+      assertEquals(expected, step.action(), c.wireName());
+      if (c == IRR) {
+        assertEquals("it was sent before (the journal holds its dispatched entry: a reset or replayed history asked for it again)"
+            + " and its outcome is unknown; an irreversible action is never re-sent automatically", step.reason());
       }
     }
   }
