@@ -4,6 +4,10 @@ import io.onceport.workflow.ErrorTypes;
 import io.onceport.workflow.journal.JournalActivities;
 import io.onceport.workflow.journal.JournalEntry;
 import io.onceport.workflow.journal.JournalTransition;
+import io.onceport.workflow.journal.JournaledSends;
+import io.onceport.workflow.journal.ResetRun;
+import java.util.ArrayList;
+import java.util.List;
 import io.temporal.failure.ApplicationFailure;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -52,6 +56,89 @@ public final class JournalActivitiesImpl implements JournalActivities {
     for (JournalEntry entry : entries) {
       append(entry);
     }
+  }
+
+  /**
+   * Reads every writer's segment for the execution's {@code dispatched}, {@code outcome} and {@code
+   * outcome_unknown} entries and its earlier {@code reset} entries, and journals this run's reset
+   * once ({@code <execution>/reset/<n>}, n counting the execution's resets). Runs only in a reset
+   * run, once, as a local activity; a failure is retried by its options, then recorded as a journal
+   * gap (the send path's ledger does not depend on it).
+   */
+  @Override
+  public JournaledSends resetRun(ResetRun run) {
+    Objects.requireNonNull(run, "run == null");
+    Execution seen = read(run);
+    List<JournaledSends.Send> sends = new ArrayList<>();
+    for (JournalReader.Record d : seen.dispatched.values()) {
+      JournalReader.Record o = seen.outcomes.get(d.attempt());
+      String outcome = o != null ? text(o, "outcome") : seen.unknown.contains(d.attempt()) ? "unknown" : null;
+      Object status = o == null ? null : o.detail().getOrDefault("target_status", o.detail().get("exit_status"));
+      sends.add(new JournaledSends.Send(d.attempt(), text(d, "run_id"), d.journal(), d.at(), outcome,
+          status instanceof Number n ? n.intValue() : null, o == null ? null : text(o, "result_reference")));
+    }
+    int number = seen.mine != null ? seen.mine : seen.resets + 1;
+    if (seen.mine == null) {
+      Map<String, Object> detail = new LinkedHashMap<>();
+      detail.put("tool", run.tool());
+      detail.put("run_id", run.runId());
+      detail.put("original_run_id", run.originalRunId());
+      detail.put("sends_before", sends.size());
+      append(new JournalEntry(run.executionId(), run.fingerprint(), JournalTransition.RESET.wireName(), number, run.at(), detail));
+    }
+    seen.runs.add(run.runId());
+    return new JournaledSends(sends, number, new ArrayList<>(seen.runs));
+  }
+
+  /** What every segment holds of one execution's sends and resets. */
+  private static final class Execution {
+    final Map<Integer, JournalReader.Record> dispatched = new java.util.TreeMap<>();
+    final Map<Integer, JournalReader.Record> outcomes = new java.util.HashMap<>();
+    final java.util.Set<Integer> unknown = new java.util.HashSet<>();
+    final java.util.LinkedHashSet<String> runs = new java.util.LinkedHashSet<>();
+    int resets;
+    /** This run's own reset entry (a retried activity), if it wrote one. */
+    Integer mine;
+  }
+
+  private Execution read(ResetRun run) {
+    List<JournalReader.Record> entries;
+    try {
+      entries = JournalReader.ofExecution(journal.segment().getParent(), run.executionId());
+    } catch (java.io.IOException e) {
+      throw ApplicationFailure.newFailure("journal unreadable for the reset of " + run.executionId() + ": " + e.getMessage(),
+          ErrorTypes.JOURNAL_UNAVAILABLE);
+    }
+    Execution seen = new Execution();
+    for (JournalReader.Record r : entries) {
+      String runId = text(r, "run_id");
+      switch (r.transition()) {
+        case "dispatched" -> seen.dispatched.putIfAbsent(r.attempt(), r);
+        case "outcome" -> seen.outcomes.put(r.attempt(), r);
+        case "outcome_unknown" -> seen.unknown.add(r.attempt());
+        case "reset" -> {
+          seen.resets = Math.max(seen.resets, r.attempt());
+          if (run.runId().equals(runId)) {
+            seen.mine = r.attempt();
+          }
+          if (text(r, "original_run_id") != null) {
+            seen.runs.add(text(r, "original_run_id"));
+          }
+        }
+        default -> {
+          continue; // other transitions say nothing about sends or runs
+        }
+      }
+      if (runId != null) {
+        seen.runs.add(runId);
+      }
+    }
+    return seen;
+  }
+
+  private static String text(JournalReader.Record r, String field) {
+    Object v = r.detail().get(field);
+    return v == null ? null : String.valueOf(v);
   }
 
   /**

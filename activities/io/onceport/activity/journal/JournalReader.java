@@ -48,6 +48,39 @@ public final class JournalReader {
     return new Contents(records, problems);
   }
 
+  /**
+   * The entries of one execution in every segment of one journal directory, in segment order,
+   * without checking the chains ({@code audit verify} does that): what a reset run reads to learn
+   * the sends its history lost. A line is parsed only when it names the execution, but every line
+   * of every segment is read: the cost grows with the journal, which is why only a reset run asks.
+   */
+  public static List<Record> ofExecution(Path journalDir, String executionId) throws IOException {
+    String needle = "\"execution_id\":" + JSON.writeValueAsString(executionId);
+    List<Record> out = new ArrayList<>();
+    List<Path> segments;
+    try (var listed = java.nio.file.Files.list(journalDir)) {
+      segments = listed.filter(p -> p.getFileName().toString().endsWith(".jsonl")).sorted().toList();
+    }
+    for (Path segment : segments) {
+      String name = journalDir.getFileName() + "/" + segment.getFileName().toString().replaceFirst("\\.jsonl$", "");
+      try (var lines = java.nio.file.Files.newBufferedReader(segment, java.nio.charset.StandardCharsets.UTF_8)) {
+        for (String line; (line = lines.readLine()) != null; ) {
+          if (line.contains(needle)) {
+            try {
+              JsonNode e = JSON.readTree(line);
+              if (executionId.equals(e.path("execution_id").asText())) {
+                out.add(toRecord(name, e));
+              }
+            } catch (IOException unreadable) {
+              // a torn last line: audit verify reports it; nothing to learn from it here
+            }
+          }
+        }
+      }
+    }
+    return out;
+  }
+
   private static Record toRecord(String journal, JsonNode e) {
     Map<String, Object> detail = e.has("detail") && e.get("detail").isObject()
         ? JSON.convertValue(e.get("detail"), new TypeReference<Map<String, Object>>() {})

@@ -84,6 +84,14 @@ final class AuthorizationLadder {
   }
 
   private void rejected(String rule, String by, String reason) {
+    if (execution.journalProvesSends()) {
+      // A reset run verified again (a statement may have expired since): the sends stay on the record.
+      execution.refusedAfterSends(new ExecutionRecord.Authorization("rejected", rule, execution.now(), by, reason, null),
+          "authorization refused (" + rule + ")" + (reason.isEmpty() ? "" : ": " + reason)
+              + "; nothing is sent now, but the journal proves an earlier run's send: the outcome is unknown",
+          Map.of("rule", rule, "by", by, "reason", reason));
+      return;
+    }
     execution.authorization(new ExecutionRecord.Authorization("rejected", rule, execution.now(), by, reason, null),
         ExecutionState.REJECTED, "rejected (" + rule + ")" + (reason.isEmpty() ? "" : ": " + reason) + "; nothing was dispatched",
         JournalTransition.REJECTED, Map.of("rule", rule, "by", by, "reason", reason));

@@ -62,10 +62,35 @@ final class Dispatcher {
   /** What the last send, status query or operator reported, for the next policy decision. */
   private record Observation(Fact fact, boolean succeeded, DispatchResult answer, String detail) {}
 
-  /** Runs the policy's steps until the execution settled (or was cancelled before anything was sent). */
-  void execute() {
+  /**
+   * Runs the policy's steps until the execution settled (or was cancelled before anything was
+   * sent). A reset run whose record holds the sends the journal proves ({@link
+   * Execution#journalRead}) starts from the fact that they were sent before, outcome unknown; one
+   * the ladder refused after such sends ({@code authorized} false) goes to an operator.
+   */
+  void execute(boolean authorized) {
+    if (!authorized) {
+      reviewAfterRefusal();
+      return;
+    }
+    int before = execution.sends().size();
+    run(before == 0 ? new Observation(Fact.NONE, false, null, null)
+        : new Observation(Fact.SENT_BEFORE, false, null, "the journal proves " + before + (before == 1 ? " send" : " sends")
+            + " of this execution by an earlier run (a reset)"));
+  }
+
+  /**
+   * The ladder refused a reset run whose earlier runs sent ({@link Execution#refusedAfterSends}):
+   * nothing is sent, and an operator resolves the unknown outcome (a re-dispatch is the operator's
+   * decision, under the same key).
+   */
+  private void reviewAfterRefusal() {
+    run(awaitReview("this run's authorization was refused, but an earlier run sent it; the outcome is unknown"));
+  }
+
+  private void run(Observation start) {
     ReplayClass replay = execution.input().contract().replayClass();
-    Observation seen = new Observation(Fact.NONE, false, null, null);
+    Observation seen = start;
     while (true) {
       Step step = policy.decide(replay, seen.fact(), execution.situation(seen.succeeded()));
       execution.sends().decided(step);

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonAutoDetect.Visibility;
 import io.onceport.workflow.contract.ToolContract;
 import io.onceport.workflow.dispatch.DispatchResult;
 import io.onceport.workflow.journal.JournalTransition;
+import io.onceport.workflow.journal.JournaledSends;
 import io.onceport.workflow.replay.ReplayPolicy;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -69,6 +70,11 @@ final class Execution {
   private String message = "accepted";
   private long version;
   private int refusals;
+  /** Set on a run a reset made: the run whose start its history begins with. */
+  private String originalRunId;
+  /** What a reset run read from the journal at its first step after the reset point. */
+  private ExecutionRecord.Reset reset;
+  private boolean refusedAfterSends;
 
   /** An accepted execution: its first transition, and its {@code accepted} entry queued (version 0). */
   Execution(ExecutionInput input, String executionId, long acceptedMillis, String workflowId, String runId,
@@ -97,6 +103,76 @@ final class Execution {
 
   ExecutionInput input() {
     return input;
+  }
+
+  /**
+   * The run id this run's history started with ({@code WorkflowInfo.getOriginalExecutionRunId()}):
+   * a reset copies the history and keeps it, while the run gets a new id, so a run whose id differs
+   * was made by {@code temporal workflow reset}. Empty or null (an engine that does not set it): not
+   * a reset.
+   */
+  void historyStartedWith(String original) {
+    if (original != null && !original.isEmpty() && !original.equals(runId)) {
+      this.originalRunId = original;
+    }
+  }
+
+  /** The run whose start this run's history begins with, when this run is a reset; else null. */
+  String originalRunId() {
+    return originalRunId;
+  }
+
+  String runId() {
+    return runId;
+  }
+
+  /**
+   * A reset run read the journal at its first step after the reset point: the reset goes on the
+   * record with every send the journal proves, by whatever run. If this run has not begun a send,
+   * the journal's sends become its record's sends ({@code sent_before}: sent by an earlier run,
+   * outcome unknown to this one), so the policy decides from them and the next attempt follows
+   * them; a send this run asks for after that is a new attempt under the same key.
+   */
+  void journalRead(JournaledSends journaled) {
+    reset = new ExecutionRecord.Reset(runId, originalRunId, journaled.reset(), now(), journaled.sends(), journaled.runs());
+    StringBuilder text = new StringBuilder("this run (").append(runId).append(") is reset ").append(journaled.reset())
+        .append(" of the execution, whose history began with run ").append(originalRunId).append("; the journal ");
+    if (journaled.sends().isEmpty()) {
+      text.append("holds no send of it");
+    } else {
+      text.append("proves ").append(journaled.sends().size()).append(journaled.sends().size() == 1 ? " send: " : " sends: ");
+      for (int i = 0; i < journaled.sends().size(); i++) {
+        text.append(i == 0 ? "" : "; ").append(describe(journaled.sends().get(i)));
+      }
+    }
+    if (!sends.begun()) {
+      for (JournaledSends.Send s : journaled.sends()) {
+        sends.add(new ExecutionRecord.Send(s.attempt(), executionId, s.at(), s.at(), ExecutionRecord.Send.SENT_BEFORE, s.status(),
+            "sent before this run: " + describe(s), null));
+        sends.uncertain();
+        outcome = Outcome.UNKNOWN;
+        if (dispatchedAt == null) {
+          dispatchedAt = s.at();
+        }
+      }
+    }
+    note("reset", text.toString());
+  }
+
+  /** "attempt 1 by run R at T (completed, 201)": one send as the journal proves it. */
+  private static String describe(JournaledSends.Send s) {
+    return "attempt " + s.attempt() + " by run " + (s.runId() == null ? "(not named)" : s.runId()) + " at " + s.at()
+        + " (" + (s.outcome() == null ? "no outcome journaled" : s.outcome()) + (s.status() == null ? "" : ", " + s.status()) + ")";
+  }
+
+  /** The ladder refused a reset run whose earlier runs sent: an operator decides ({@link #refusedAfterSends}). */
+  boolean refusedAfterJournaledSends() {
+    return refusedAfterSends;
+  }
+
+  /** Whether the journal proves a send of this execution (read by a reset run). */
+  boolean journalProvesSends() {
+    return reset != null && !reset.sends().isEmpty();
   }
 
   String executionId() {
@@ -147,7 +223,7 @@ final class Execution {
 
   /** True while nothing sent may have acted: a cancellation still stops the execution. */
   boolean mayCancel() {
-    return !sends.anyUncertain() && !state.mayHaveCrossedDispatch();
+    return !sends.anyUncertain() && !state.mayHaveCrossedDispatch() && !journalProvesSends();
   }
 
   /** What the replay policy decides on. */
@@ -185,6 +261,23 @@ final class Execution {
     queue(entry, 1, detail);
   }
 
+  /**
+   * The ladder refused this run, but the journal proves sends by earlier runs (a reset run whose
+   * decision was verified again, e.g. a signed statement that has expired since): nothing is sent
+   * now, and the outcome is unknown — never "nothing was dispatched". The refusal is on the record
+   * and in the journal; an operator decides next ({@link Dispatcher#reviewAfterRefusal}).
+   */
+  void refusedAfterSends(ExecutionRecord.Authorization how, String text, Map<String, Object> detail) {
+    authorization = how;
+    outcome = Outcome.UNKNOWN;
+    refusedAfterSends = true;
+    Map<String, Object> withSends = new java.util.LinkedHashMap<>(detail);
+    withSends.put("sends_before", reset.sends().size());
+    queue(JournalTransition.REJECTED, 1, withSends);
+    message = text;
+    note("authorization_refused", text);
+  }
+
   /** An operator's statement was refused: on the record, and in the journal with what was presented ({@code detail}). */
   void decisionRefused(String kind, String refusal, Map<String, Object> detail) {
     refusals++;
@@ -194,7 +287,7 @@ final class Execution {
 
   /** Whether a cancellation can still stop the execution: nothing sent may have acted. */
   boolean cancellable() {
-    return !(state.isTerminal() || state.mayHaveCrossedDispatch() || sends.anyUncertain());
+    return !(state.isTerminal() || state.mayHaveCrossedDispatch() || sends.anyUncertain() || journalProvesSends());
   }
 
   void cancellationRequested(String who) {
@@ -247,10 +340,20 @@ final class Execution {
    * unknown to this run. On the record it is the send that was made, never "not sent".
    */
   void sendSentBefore(int attempt, String startedAt, String text) {
-    sends.add(new ExecutionRecord.Send(attempt, executionId, startedAt, now(), ExecutionRecord.Send.SENT_BEFORE, null, text, null));
+    JournaledSends.Send proven = null;
+    if (reset != null) {
+      for (JournaledSends.Send s : reset.sends()) {
+        if (s.attempt() == attempt) {
+          proven = s;
+        }
+      }
+    }
+    String detail = proven == null ? text : "sent before this run: " + describe(proven) + "; " + text;
+    sends.add(new ExecutionRecord.Send(attempt, executionId, startedAt, now(), ExecutionRecord.Send.SENT_BEFORE,
+        proven == null ? null : proven.status(), detail, null));
     sends.uncertain();
     outcome = Outcome.UNKNOWN;
-    queue(JournalTransition.OUTCOME_UNKNOWN, attempt, Map.of("reason", text, "observed", ExecutionRecord.Send.SENT_BEFORE));
+    queue(JournalTransition.SENT_BEFORE, attempt, Map.of("reason", text, "run_id", String.valueOf(runId)));
     version++;
   }
 
@@ -421,6 +524,6 @@ final class Execution {
         shownArguments(), state, outcome, delivery, acceptedAt, authorizedAt, dispatchedAt, completedAt,
         deliveredAt, result == null ? null : result.status(), result == null ? null : result.exitStatus(),
         resultReference, result, authorization, review, sends.size(), sends.sends(), sends.statusChecks(), calls.calls(),
-        transitions, attachableUntil, cancellation, calls.itemized(message), version);
+        transitions, attachableUntil, cancellation, calls.itemized(message), version, reset);
   }
 }

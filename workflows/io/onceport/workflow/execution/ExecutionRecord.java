@@ -2,6 +2,7 @@ package io.onceport.workflow.execution;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import io.onceport.workflow.dispatch.DispatchResult;
+import io.onceport.workflow.journal.JournaledSends;
 import java.util.List;
 import java.util.Objects;
 
@@ -18,6 +19,9 @@ import java.util.Objects;
  *     followed are two
  * @param version increases with every change, so a waiter can ask for "anything newer than n"
  * @param message one plain sentence on the current state, safe to show an agent
+ * @param reset set on a run that {@code temporal workflow reset} made, once it read the journal:
+ *     the sends every run of the execution made (which this run's history may not hold); null
+ *     otherwise
  */
 public record ExecutionRecord(
     String executionId,
@@ -57,7 +61,8 @@ public record ExecutionRecord(
     String attachableUntil,
     String cancellation,
     String message,
-    long version) {
+    long version,
+    Reset reset) {
 
   public ExecutionRecord {
     Objects.requireNonNull(executionId, "executionId == null");
@@ -68,6 +73,21 @@ public record ExecutionRecord(
     statusChecks = statusChecks == null ? List.of() : List.copyOf(statusChecks);
     calls = calls == null ? List.of() : List.copyOf(calls);
     transitions = transitions == null ? List.of() : List.copyOf(transitions);
+  }
+
+  /** A record of a run that is not a reset (or has not read the journal yet). */
+  public ExecutionRecord(String executionId, String workflowId, String runId, String fingerprint, String intentKey,
+      String tool, String actor, String intentScope, String sessionId, String channel, String target, String method,
+      String credentialRef, String replayClass, String arguments, ExecutionState state, Outcome outcome,
+      Delivery delivery, String acceptedAt, String authorizedAt, String dispatchedAt, String completedAt,
+      String deliveredAt, Integer targetStatus, Integer exitStatus, String resultReference, DispatchResult result,
+      Authorization authorization, Review review, int dispatchAttempts, List<Send> sends, List<StatusCheck> statusChecks,
+      List<AttachedCall> calls, List<Transition> transitions, String attachableUntil, String cancellation,
+      String message, long version) {
+    this(executionId, workflowId, runId, fingerprint, intentKey, tool, actor, intentScope, sessionId, channel, target,
+        method, credentialRef, replayClass, arguments, state, outcome, delivery, acceptedAt, authorizedAt, dispatchedAt,
+        completedAt, deliveredAt, targetStatus, exitStatus, resultReference, result, authorization, review,
+        dispatchAttempts, sends, statusChecks, calls, transitions, attachableUntil, cancellation, message, version, null);
   }
 
   /** A record without the list of sends (executions started before the replay policy). */
@@ -82,7 +102,27 @@ public record ExecutionRecord(
     this(executionId, workflowId, runId, fingerprint, intentKey, tool, actor, intentScope, sessionId, channel, target,
         method, credentialRef, replayClass, arguments, state, outcome, delivery, acceptedAt, authorizedAt, dispatchedAt,
         completedAt, deliveredAt, targetStatus, exitStatus, resultReference, result, authorization, review,
-        dispatchAttempts, List.of(), statusChecks, calls, transitions, attachableUntil, cancellation, message, version);
+        dispatchAttempts, List.of(), statusChecks, calls, transitions, attachableUntil, cancellation, message, version, null);
+  }
+
+  /**
+   * What a reset run learned from the journal at its first step after the reset point: which reset
+   * it is, and every send of the execution the journal proves, by any run — the record's {@code
+   * sends} are this run's history, which a reset may have cut short.
+   *
+   * @param runId this run
+   * @param originalRunId the run whose start this run's history begins with
+   * @param number which reset of the execution this run is (1 for the first)
+   * @param at when the run read the journal (workflow time)
+   * @param sends the sends the journal proves, by attempt
+   * @param runs the runs the journal names for the execution, oldest first
+   */
+  public record Reset(String runId, String originalRunId, int number, String at, List<JournaledSends.Send> sends,
+      List<String> runs) {
+    public Reset {
+      sends = sends == null ? List.of() : List.copyOf(sends);
+      runs = runs == null ? List.of() : List.copyOf(runs);
+    }
   }
 
   /**

@@ -22,6 +22,7 @@ final class MainLoop {
   private final ExecutionVisibility visibility;
   private final CallerDeadlines callers;
   private final JournalActivities journal;
+  private final ResetPoint resetPoint;
   private Promise<Void> timer;
   private long timerAt = Long.MAX_VALUE;
 
@@ -30,6 +31,15 @@ final class MainLoop {
     this.visibility = visibility;
     this.callers = callers;
     this.journal = journal;
+    this.resetPoint = new ResetPoint(execution, journal);
+  }
+
+  /**
+   * A step of the main method where a reset run may be past its reset point (its start, the end of
+   * every wait): see {@link ResetPoint}.
+   */
+  void resetPoint() {
+    resetPoint.check();
   }
 
   /**
@@ -58,6 +68,7 @@ final class MainLoop {
       Workflow.await(() -> done.apply() || !execution.journal().isEmpty()
           || armed != null && armed.isCompleted()
           || callers.count() != waiting && callers.earliestAfter(Workflow.currentTimeMillis()) < wake);
+      resetPoint.check();
     }
   }
 

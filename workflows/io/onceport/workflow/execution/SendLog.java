@@ -22,11 +22,19 @@ final class SendLog {
   private int statusChecksSinceSend;
   private int uncertain;
   private long lastEndedMillis;
+  /** Whether this run began a send (sends the journal proves for earlier runs are only added before that). */
+  private boolean begun;
 
-  /** A send begins; returns its attempt number (1 for the first, counting every send). */
+  /** A send begins; returns its attempt number (1 for the first, one more than the last send's). */
   int begin() {
     statusChecksSinceSend = 0;
-    return sends.size() + 1;
+    begun = true;
+    return sends.isEmpty() ? 1 : sends.get(sends.size() - 1).attempt() + 1;
+  }
+
+  /** Whether this run began a send of its own. */
+  boolean begun() {
+    return begun;
   }
 
   void ended(long millis) {

@@ -134,6 +134,7 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
     // Only state: the first journal entry is written with the first send (or the first journal write).
     this.execution = new Execution(input, executionId, now, Workflow.getInfo().getWorkflowId(), Workflow.getInfo().getRunId(),
         Workflow::currentTimeMillis, log);
+    execution.historyStartedWith(Workflow.getInfo().getOriginalExecutionRunId());
   }
 
   /**
@@ -161,13 +162,14 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
     OperatorActivities operators = Workflow.newLocalActivityStub(OperatorActivities.class, VERIFY_OPTIONS);
     MainLoop loop = new MainLoop(execution, visibility, callers, journal);
     OperatorDecisions decisions = new OperatorDecisions(execution, operators, log);
-
+    loop.resetPoint(); // a reset run reads the journal at its first step after the reset point
     Dispatcher dispatcher = null;
-    if (new AuthorizationLadder(execution, inbox, loop, authorization, decisions).authorize()) {
+    boolean authorized = new AuthorizationLadder(execution, inbox, loop, authorization, decisions).authorize();
+    if (authorized || execution.refusedAfterJournaledSends()) {
       DispatchActivities sender = Workflow.newActivityStub(DispatchActivities.class, sendOptions());
       DispatchActivities status = Workflow.newActivityStub(DispatchActivities.class, STATUS_OPTIONS);
       dispatcher = new Dispatcher(execution, inbox, loop, decisions, random, sender, status);
-      dispatcher.execute();
+      dispatcher.execute(authorized);
     }
     awaitDeliveryOrWindow(loop, dispatcher);
     visibility.closing();

@@ -23,4 +23,12 @@ public interface JournalActivities {
    */
   @ActivityMethod
   void appendAll(List<JournalEntry> entries);
+
+  /**
+   * For a reset run, at its first step after the reset point: reads what every writer's segment
+   * holds of the execution's sends and journals the reset ({@code reset}, once per run), so the
+   * journal tells the reset and the run's record can show the sends its history lost.
+   */
+  @ActivityMethod
+  JournaledSends resetRun(ResetRun run);
 }

@@ -31,7 +31,11 @@ public enum JournalTransition {
   DELIVERED,
   NOT_DELIVERED,
   CANCEL_REFUSED,
-  ATTACH_WINDOW_CLOSED;
+  ATTACH_WINDOW_CLOSED,
+  /** A send the journal already held (a reset or replayed history asked for it again): not sent again. */
+  SENT_BEFORE,
+  /** A reset run of the execution began (written once per run, by {@code JournalActivities.resetRun}). */
+  RESET;
 
   private final String wireName = name().toLowerCase(Locale.ROOT);
 

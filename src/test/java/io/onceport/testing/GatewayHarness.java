@@ -1,6 +1,12 @@
 package io.onceport.testing;
 
 import io.onceport.activity.auth.SessionAuthority;
+import io.onceport.activity.vault.Credential;
+import io.onceport.activity.vault.KdfParameters;
+import io.onceport.activity.vault.PassphraseSource;
+import io.onceport.activity.vault.Vault;
+import io.onceport.activity.vault.VaultLock;
+import io.onceport.activity.vault.VaultService;
 import io.onceport.frontend.auth.AgentRegistry;
 import io.onceport.frontend.contract.ContractLoader;
 import io.onceport.frontend.contract.ContractSet;
@@ -66,7 +72,7 @@ public final class GatewayHarness implements AutoCloseable {
    */
   public GatewayHarness(boolean startWorker, Duration callWait, java.util.List<io.grpc.ClientInterceptor> frontendInterceptors,
       java.util.Map<String, String> extraContracts) throws IOException {
-    this(startWorker, callWait, frontendInterceptors, extraContracts, null);
+    this(startWorker, callWait, frontendInterceptors, extraContracts, null, false);
   }
 
   /**
@@ -75,17 +81,30 @@ public final class GatewayHarness implements AutoCloseable {
    */
   public static GatewayHarness onTemporalCli(Path binary, Duration callWait, java.util.List<io.grpc.ClientInterceptor> frontendInterceptors)
       throws IOException {
-    return new GatewayHarness(true, callWait, frontendInterceptors, java.util.Map.of(), binary);
+    return new GatewayHarness(true, callWait, frontendInterceptors, java.util.Map.of(), binary, false);
   }
 
-  /** As {@link #onTemporalCli(Path, Duration, java.util.List)}, with further contracts (see the constructor). */
-  public static GatewayHarness onTemporalCli(Path binary, Duration callWait, java.util.Map<String, String> extraContracts)
+  /**
+   * As {@link #onTemporalCli(Path, Duration, java.util.List)}, with further contracts (see the
+   * constructor) and a vault holding one bearer credential, {@value #VAULT_CREDENTIAL}, for contracts
+   * that reference it ({@link #lockVault()} locks it as {@code onceport vault lock} does).
+   */
+  public static GatewayHarness onTemporalCliWithVault(Path binary, Duration callWait, java.util.Map<String, String> extraContracts)
       throws IOException {
-    return new GatewayHarness(true, callWait, java.util.List.of(), extraContracts, binary);
+    return new GatewayHarness(true, callWait, java.util.List.of(), extraContracts, binary, true);
+  }
+
+  /** The credential in the vault of {@link #onTemporalCliWithVault}. */
+  public static final String VAULT_CREDENTIAL = "deploy";
+  private static final String VAULT_PASSPHRASE = "harness vault passphrase";
+
+  /** Locks the vault: the authorization ladder then refuses every credentialed call ({@code vault_locked}). */
+  public void lockVault() {
+    VaultLock.lock(data, "harness", java.time.Instant.now());
   }
 
   private GatewayHarness(boolean startWorker, Duration callWait, java.util.List<io.grpc.ClientInterceptor> frontendInterceptors,
-      java.util.Map<String, String> extraContracts, Path temporalCli) throws IOException {
+      java.util.Map<String, String> extraContracts, Path temporalCli, boolean withVault) throws IOException {
     dir = Files.createTempDirectory("onceport-e2e");
     data = dir.resolve("data");
     target = DemoTarget.start("127.0.0.1", 0);
@@ -116,7 +135,18 @@ public final class GatewayHarness implements AutoCloseable {
     connection = TemporalConnection.connect(temporalTarget(), "default", nonSticky,
         io.onceport.shared.codec.Payloads.dataConverter(true, data), Duration.ofSeconds(10), metrics.metricsScope());
     connection.registerSearchAttributes();
-    worker = startWorker ? WorkerRuntime.start(connection, TASK_QUEUE, data, null, "auto", Duration.ofMinutes(1), "harness") : null;
+    VaultService vault = null;
+    if (withVault) {
+      Files.createDirectories(data);
+      try (Vault v = Vault.create(data, VAULT_PASSPHRASE.toCharArray(),
+          KdfParameters.forTests())) {
+        v.put(new Credential(VAULT_CREDENTIAL, Credential.Type.BEARER, null, null,
+            "harness_not_a_real_token"), false);
+      }
+      vault = VaultService.open(data, PassphraseSource.fromEnvironment(
+          java.util.Map.of(PassphraseSource.ENV, VAULT_PASSPHRASE)));
+    }
+    worker = startWorker ? WorkerRuntime.start(connection, TASK_QUEUE, data, vault, "auto", Duration.ofMinutes(1), "harness") : null;
     frontendConnection = frontendInterceptors.isEmpty() ? connection : TemporalConnection.connect(temporalTarget(), "default", nonSticky,
         io.onceport.shared.codec.Payloads.dataConverter(true, data), Duration.ofSeconds(10), null, frontendInterceptors);
     // As serve: with a worker in this JVM the read path may use its vault and journal.

@@ -1,6 +1,9 @@
 package io.onceport.testing;
 
+import io.temporal.client.WorkflowClientOptions;
 import io.temporal.common.WorkflowExecutionHistory;
+import io.temporal.common.converter.DataConverter;
+import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.testing.WorkflowReplayer;
 import io.temporal.worker.Worker;
@@ -26,8 +29,18 @@ public final class Replayer implements AutoCloseable {
   /** The same allowance as the product's workers. */
   public static final long DEADLOCK_DETECTION_MILLIS = 10_000;
 
-  private final TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance();
+  private final TestWorkflowEnvironment env;
   private final AtomicInteger workers = new AtomicInteger();
+
+  public Replayer() {
+    env = TestWorkflowEnvironment.newInstance();
+  }
+
+  /** Replays histories whose payloads {@code converter} reads (e.g. encrypted ones, with the deployment's keys). */
+  public Replayer(DataConverter converter) {
+    env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder()
+        .setWorkflowClientOptions(WorkflowClientOptions.newBuilder().setDataConverter(converter).build()).build());
+  }
 
   /** Replays the history in the classpath resource (JSON, as {@code fetchHistory().toJson()} writes). */
   public void replayResource(String resource, Class<?>... workflowTypes) throws Exception {

@@ -12,6 +12,7 @@ import io.onceport.workflow.contract.ToolContract;
 import io.onceport.workflow.dispatch.DispatchResult;
 import io.onceport.workflow.journal.JournalEntry;
 import io.onceport.workflow.journal.JournalTransition;
+import io.onceport.workflow.journal.JournaledSends;
 import io.temporal.common.converter.DataConverter;
 import java.time.Duration;
 import java.time.Instant;
@@ -263,5 +264,69 @@ class ExecutionTest {
     assertEquals(e.record(), copy.record());
     assertEquals(e.journal().drain(), copy.journal().drain());
     assertEquals(9, copy.version());
+  }
+
+  private static JournaledSends provenSend() {
+    return new JournaledSends(List.of(new JournaledSends.Send(1, "run-0", "activity/w1", "2026-12-01T11:00:00Z", "completed", 201,
+        "res_1")), 1, List.of("run-0", "run-1"));
+  }
+
+  @Test
+  void aResetRunThatReadTheJournalBeforeSendingHasTheEarlierSendsOnItsRecord() {
+    Execution e = accepted();
+    e.historyStartedWith("run-0");
+    e.journalRead(provenSend());
+    ExecutionRecord r = e.record();
+    assertEquals("run-0", r.reset().originalRunId());
+    assertEquals(1, r.reset().number());
+    assertEquals(1, r.sends().size(), "the journal's send is the record's first send");
+    ExecutionRecord.Send first = r.sends().get(0);
+    assertEquals(ExecutionRecord.Send.SENT_BEFORE, first.observed());
+    assertEquals(201, first.status());
+    assertEquals("sent before this run: attempt 1 by run run-0 at 2026-12-01T11:00:00Z (completed, 201)", first.detail());
+    assertEquals(Outcome.UNKNOWN, r.outcome());
+    assertEquals("2026-12-01T11:00:00Z", r.dispatchedAt());
+    assertFalse(e.cancellable(), "a send the journal proves cannot be cancelled");
+    assertEquals(2, e.sends().begin(), "the run's next send is a new attempt under the same key");
+    assertTrue(r.transitions().stream().anyMatch(t -> t.state().equals("reset")
+        && t.detail().equals("this run (run-1) is reset 1 of the execution, whose history began with run run-0; the journal proves"
+            + " 1 send: attempt 1 by run run-0 at 2026-12-01T11:00:00Z (completed, 201)")), r.transitions().toString());
+  }
+
+  @Test
+  void aResetRunThatHadSentItselfKeepsItsOwnSendsAndOnlyNotesTheJournals() {
+    Execution e = accepted();
+    e.historyStartedWith("run-0");
+    authorize(e);
+    int attempt = e.sendStarted();
+    e.sendAnswered(attempt, e.now(), 201, "res_2");
+    e.journalRead(provenSend());
+    assertEquals(1, e.record().sends().size());
+    assertEquals(ExecutionRecord.Send.ANSWERED, e.record().sends().get(0).observed());
+    assertEquals(1, e.record().reset().sends().size());
+  }
+
+  @Test
+  void aRefusalAfterJournaledSendsIsNoRejectionAndNeverSaysNothingWasDispatched() {
+    Execution e = accepted();
+    e.historyStartedWith("run-0");
+    e.journalRead(provenSend());
+    e.journal().drain();
+    e.refusedAfterSends(new ExecutionRecord.Authorization("rejected", "vault_locked", e.now(), "policy", "locked", null),
+        "authorization refused (vault_locked): locked; nothing is sent now, but the journal proves an earlier run's send:"
+            + " the outcome is unknown", Map.of("rule", "vault_locked", "by", "policy", "reason", "locked"));
+    ExecutionRecord r = e.record();
+    assertTrue(e.refusedAfterJournaledSends());
+    assertEquals(ExecutionState.ACCEPTED, r.state(), "no rejected state: an operator decides next");
+    assertEquals(Outcome.UNKNOWN, r.outcome());
+    assertFalse(r.message().contains("nothing was dispatched"));
+    List<JournalEntry> queued = e.journal().drain();
+    assertEquals(List.of("rejected"), words(queued));
+    assertEquals(1, queued.get(0).detail().get("sends_before"));
+  }
+
+  @Test
+  void aRunThatIsNoResetHasNoResetOnItsRecord() {
+    assertEquals(null, accepted().record().reset());
   }
 }
