@@ -4,9 +4,12 @@ import io.onceport.activity.journal.Journal;
 import io.onceport.activity.journal.JournalException;
 import io.onceport.activity.journal.JournalKeys;
 import io.onceport.activity.journal.JournalOptions;
+import io.onceport.activity.journal.JournalReader;
 import io.onceport.activity.journal.JournalVerifier;
 import io.onceport.activity.journal.NoteSigner;
 import io.onceport.activity.journal.NoteVerifier;
+import io.onceport.activity.journal.Journals;
+import io.onceport.app.investigate.ResetReport;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -71,7 +74,9 @@ public final class AuditCommand implements Runnable {
   @Command(name = "verify", mixinStandardHelpOptions = true,
       description = {"Checks hash chain, sequence, canonical form and checkpoint signatures offline.",
           "With --checkpoint, proves the journal only grew since that checkpoint (detects rollback and fork).",
-          "Exit 0 with 'ok: <journal> <n> entries, root <b64>' per journal; 1 naming the first bad entry."})
+          "Exit 0 with 'ok: <journal> <n> entries, root <b64>' per journal; 1 naming the first bad entry.",
+          "With --data, then the sends the activity journal proves and every execution a reset ran again:",
+          "'sends: …' and one 'reset: <execution>: …' line each (the runs and what each sent)."})
   static final class Verify implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -120,6 +125,11 @@ public final class AuditCommand implements Runnable {
           bad++;
           spec.commandLine().getErr().println("onceport: " + r.summary());
         }
+      }
+      if (journal == null) {
+        // After the chains: the sends the activity journal proves, and the resets it tells.
+        ResetReport.summary(JournalReader.read(dataOptions.data(), Journals.ACTIVITY).records())
+            .forEach(spec.commandLine().getOut()::println);
       }
       spec.commandLine().getOut().flush();
       spec.commandLine().getErr().flush();

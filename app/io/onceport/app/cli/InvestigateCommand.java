@@ -22,7 +22,8 @@ import picocli.CommandLine.Parameters;
 @Command(name = "investigate", mixinStandardHelpOptions = true,
     description = {"Prints the journal sequence for one intent and answers, in order: one agent process or",
         "several; authorization and dispatch; the target's answer; delivery after completion;",
-        "how a second call was handled (a retry attached to the execution, or a new intent with its own execution).",
+        "how a second call was handled (a retry attached to the execution, or a new intent with its own execution);",
+        "whether a temporal workflow reset ran an execution again, and what each run sent.",
         "With --temporal HOST:PORT (or $ONCEPORT_TEMPORAL) the records are read from Temporal too; without it, offline."})
 public final class InvestigateCommand implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;

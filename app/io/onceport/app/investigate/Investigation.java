@@ -1,6 +1,7 @@
 package io.onceport.app.investigate;
 
 import io.onceport.activity.journal.JournalReader.Record;
+import io.onceport.workflow.journal.JournaledSends;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -50,6 +51,8 @@ public final class Investigation {
     answers.add(new Answer("second_call",
         "Did a second call attach to the first execution, carry an idempotency key, or create a fresh attempt?",
         secondCall(matching, executions)));
+    answers.add(new Answer("resets", "Was an execution reset (temporal workflow reset), and what did each run send?",
+        resets(matching, executions)));
     return new Report(query, executions, fingerprints, matching, answers, verdict(matching, executions),
         List.copyOf(warnings));
   }
@@ -98,10 +101,15 @@ public final class Investigation {
     }
     List<Record> rejected = with(rs, "rejected");
     String auth;
-    if (!rejected.isEmpty()) {
+    if (!rejected.isEmpty() && with(rs, "dispatched").isEmpty()) {
       Record r = rejected.get(0);
       return "no: rejected (rule " + str(r, "rule") + (str(r, "reason") == null ? "" : ": " + str(r, "reason"))
           + "); never dispatched";
+    } else if (!rejected.isEmpty()) {
+      // a reset run's ladder refused it after an earlier run had dispatched it
+      Record r = rejected.get(0);
+      auth = "dispatched by an earlier run, then a reset run's authorization was refused (rule " + str(r, "rule")
+          + (str(r, "reason") == null ? "" : ": " + str(r, "reason")) + ")";
     } else if (!with(rs, "authorized").isEmpty()) {
       auth = "authorized (rule " + str(with(rs, "authorized").get(0), "rule") + ")";
     } else if (!with(rs, "awaiting_approval").isEmpty() || !with(rs, "awaiting_session_authorization").isEmpty()) {
@@ -199,6 +207,17 @@ public final class Investigation {
     return parts.isEmpty() ? "no second call recorded" : String.join("; ", parts);
   }
 
+  private static String resets(List<Record> rs, List<String> executions) {
+    List<String> parts = new ArrayList<>();
+    for (String id : executions) {
+      ResetReport.Execution x = ResetReport.of(id, rs);
+      if (x.resets() > 0) {
+        parts.add((executions.size() > 1 ? id + ": " : "") + "yes: " + ResetReport.describe(x));
+      }
+    }
+    return parts.isEmpty() ? "no reset recorded" : String.join("; ", parts);
+  }
+
   private static String callName(Record c) {
     String id = str(c, "jsonrpc_id");
     return id != null ? id : "#" + c.attempt();
@@ -210,6 +229,17 @@ public final class Investigation {
     }
     int dispatches = with(rs, "dispatched").size();
     String dispatchText = dispatches == 0 ? "no dispatch" : dispatches == 1 ? "one dispatch" : dispatches + " dispatches";
+    int resets = 0;
+    int afterReset = 0;
+    for (String id : executions) {
+      ResetReport.Execution x = ResetReport.of(id, rs);
+      resets += x.resets();
+      afterReset += x.sendsAfterReset();
+    }
+    if (resets > 0) {
+      dispatchText += afterReset == 0 ? " (reset " + resets + (resets == 1 ? " time" : " times") + ", the send was not repeated)"
+          : " (reset " + resets + (resets == 1 ? " time" : " times") + "; " + afterReset + " of them by reset runs, under the same key)";
+    }
     StringBuilder v = new StringBuilder();
     if (executions.size() == 1) {
       v.append("one execution, ").append(dispatchText);
@@ -285,6 +315,14 @@ public final class Investigation {
       add.accept(("rejected".equals(decision) ? "rejected" : "authorized".equals(decision) ? "authorized" : decision) + "#1",
           mapOf("_at", x.authorization().at(), "rule", x.authorization().rule(), "by", x.authorization().by(),
               "reason", x.authorization().reason()));
+    }
+    if (x.reset() != null) {
+      // A reset run's record: the sends every run made (as the journal proved them), each with its run.
+      add.accept("reset#" + x.reset().number(), mapOf("_at", x.reset().at(), "run_id", x.reset().runId(),
+          "original_run_id", x.reset().originalRunId(), "sends_before", x.reset().sends().size()));
+      for (JournaledSends.Send s : x.reset().sends()) {
+        add.accept("dispatched#" + s.attempt(), mapOf("_at", s.at(), "run_id", s.runId()));
+      }
     }
     // A send in flight (dispatched, outcome pending) is on the record only once it ended: count it too.
     boolean inFlight = x.state() == io.onceport.workflow.execution.ExecutionState.DISPATCHED

@@ -2,21 +2,30 @@ package io.onceport.endtoend;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.onceport.activity.journal.JournalReader;
 import io.onceport.activity.journal.Journals;
+import io.onceport.activity.vault.VaultLock;
 import io.onceport.app.demo.DemoTarget;
 import io.onceport.frontend.temporal.ExecutionLocation;
 import io.onceport.testing.GatewayHarness;
 import io.onceport.testing.McpClient;
 import io.onceport.testing.Records;
 import io.onceport.testing.Resets;
+import io.onceport.testing.Replayer;
 import io.onceport.testing.TemporalCli;
 import io.onceport.workflow.execution.ExecutionRecord;
 import io.onceport.workflow.execution.ExecutionState;
+import io.onceport.workflow.execution.Outcome;
+import io.onceport.workflow.execution.ToolExecutionWorkflowImpl;
+import io.onceport.app.cli.OnceportCommand;
+import io.onceport.shared.codec.Payloads;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -75,19 +84,47 @@ class ResetOnTemporalServerTest {
   /** The reads of list_releases: GETs of the collection, which carry no key (only the read test makes them). */
   private static final String READS = "/v1/releases#GET";
 
+  /** An irreversible notification sent with the vault's credential: the ladder checks the vault before every send. */
+  private static final String CREDENTIALED = """
+      tool: notify_with_credential
+      description: send_notification with a credential from the vault
+      input_schema:
+        type: object
+        required: [message]
+        properties:
+          message: {type: string}
+        additionalProperties: false
+      channel: http
+      http:
+        method: POST
+        url: http://127.0.0.1:8766/v1/notifications
+        idempotency_header: Idempotency-Key
+        credential: deploy
+        timeout: PT30S
+      replay:
+        class: irreversible
+        attach_window: PT24H
+      """;
+
   private static Path binary;
   private static GatewayHarness gateway;
   private static McpClient client;
+  private static Replayer replayer;
 
   @BeforeAll
   static void start() throws Exception {
     binary = TemporalCli.binaryOrSkip();
-    gateway = GatewayHarness.onTemporalCli(binary, Duration.ofSeconds(20), Map.of("create_release_quick.yaml", QUICK));
+    gateway = GatewayHarness.onTemporalCliWithVault(binary, Duration.ofSeconds(20),
+        Map.of("create_release_quick.yaml", QUICK, "notify_with_credential.yaml", CREDENTIALED));
     client = gateway.client();
+    replayer = new Replayer(Payloads.dataConverter(true, gateway.data));
   }
 
   @AfterAll
   static void stop() {
+    if (replayer != null) {
+      replayer.close();
+    }
     if (gateway != null) {
       gateway.close();
     }
@@ -117,6 +154,7 @@ class ResetOnTemporalServerTest {
       }
     }
     assertJournalMatchesTarget(id, "/v1/notifications");
+    assertInvestigateAndVerifyTellTheResets(id, false);
   }
 
   @Test
@@ -140,6 +178,7 @@ class ResetOnTemporalServerTest {
       assertEquals(1, r.acted(), "the target deduplicated every re-send by its key: " + r);
     }
     assertJournalMatchesTarget(id, "/v1/releases");
+    assertInvestigateAndVerifyTellTheResets(id, true);
   }
 
   @Test
@@ -181,6 +220,32 @@ class ResetOnTemporalServerTest {
     assertJournalMatchesTarget(id, "/v1/releases");
   }
 
+  @Test
+  void aLadderThatRefusesAResetRunKeepsTheSendOnTheRecordAndNeverSaysNothingWasDispatched() throws Exception {
+    String id = call("notify_with_credential", "{\"message\":\"reset refused\"}", null);
+    gateway.awaitRecord(id, rec -> rec.state() == ExecutionState.COMPLETED, Duration.ofSeconds(30));
+    gateway.lockVault(); // the decision verified again after the reset now refuses (as an expired statement would)
+    try {
+      boolean refusedBeforeTheSend = false;
+      for (Reset r : resetToEveryWorkflowTask("irreversible, ladder refuses the reset run", id, "/v1/notifications")) {
+        assertEquals(1, r.received(), r.toString());
+        if (r.beforeSend() && r.record().authorization() != null && "rejected".equals(r.record().authorization().decision())) {
+          refusedBeforeTheSend = true;
+          assertEquals("vault_locked", r.record().authorization().rule());
+          assertEquals(ExecutionState.NEEDS_REVIEW, r.record().state(), r.record().message());
+          assertEquals(Outcome.UNKNOWN, r.record().outcome());
+          assertEquals(201, r.record().sends().get(0).status(), "the journal's answer to the earlier send: " + r.record().sends());
+        }
+      }
+      assertTrue(refusedBeforeTheSend, "a reset to before the ladder's decision verified it again");
+    } finally {
+      VaultLock.unlock(gateway.data);
+    }
+    assertJournalMatchesTarget(id, "/v1/notifications");
+    String investigated = onceport("investigate", id, "--data", gateway.data.toString());
+    assertFalse(investigated.contains("never dispatched"), investigated);
+  }
+
   /** Calls a tool and returns the execution id (with an intent key when {@code intentKey} is set). */
   private static String call(String tool, String arguments, String intentKey) throws Exception {
     String body = McpClient.callBody(1, tool, JSON.readTree(arguments));
@@ -210,6 +275,9 @@ class ResetOnTemporalServerTest {
       ExecutionRecord settled = awaitRun(workflowId, newRun, ExecutionRecord::isSettled);
       awaitQuiet(workflowId, newRun);
       Reset r = new Reset(eventId, eventId < sendResult, settled, received(path, id), acted(path, id));
+      assertResetOnTheRecord(r, baseRun, newRun);
+      // The reset run's history replays on the current code (its reset-point marker included).
+      replayer.replay(gateway.connection.client().fetchHistory(workflowId, newRun), ToolExecutionWorkflowImpl.class);
       System.out.printf("reset %-34s to event %3d (%s the send's result): %s; target received %d, acted %d%n", what, eventId,
           r.beforeSend() ? "before" : "after", settled.view(), r.received(), r.acted());
       out.add(r);
@@ -217,6 +285,53 @@ class ResetOnTemporalServerTest {
     assertFalse(out.isEmpty());
     assertTrue(out.stream().anyMatch(Reset::beforeSend), "at least one reset point before the send");
     return out;
+  }
+
+  /**
+   * The reset run's record tells the reset and the sends the journal proves (each by the run that
+   * made it), and never says nothing was dispatched; a reset before the send's result has every
+   * proven send on the record's sends, as sent before.
+   */
+  private static void assertResetOnTheRecord(Reset r, String baseRun, String newRun) {
+    ExecutionRecord.Reset reset = r.record().reset();
+    assertNotNull(reset, "the reset run read the journal: " + r.record().transitions());
+    assertEquals(newRun, reset.runId());
+    assertEquals(baseRun, reset.originalRunId(), "a reset keeps the original run id");
+    assertEquals(baseRun, reset.sends().get(0).runId(), "the first send was the base run's: " + reset.sends());
+    assertTrue(r.record().transitions().stream().anyMatch(t -> t.state().equals("reset") && t.detail().contains(baseRun)),
+        r.record().transitions().toString());
+    assertFalse(r.record().message().contains("nothing was dispatched"), r.record().message());
+    if (r.beforeSend()) {
+      ExecutionRecord.Send first = r.record().sends().get(0);
+      assertEquals(ExecutionRecord.Send.SENT_BEFORE, first.observed(), r.record().sends().toString());
+      assertTrue(first.detail().contains("by run " + baseRun), first.detail());
+    }
+  }
+
+  /** {@code onceport investigate} and {@code onceport audit verify} on the data dir tell the resets and each run's sends. */
+  private static void assertInvestigateAndVerifyTellTheResets(String id, boolean sentAgain) {
+    String investigated = onceport("investigate", id, "--data", gateway.data.toString());
+    assertTrue(investigated.contains("Was an execution reset"), investigated);
+    assertTrue(investigated.contains("yes: reset "), investigated);
+    assertTrue(investigated.contains("(reset 1)"), investigated);
+    String verdict = investigated.lines().filter(l -> l.startsWith("verdict: ")).findFirst().orElseThrow();
+    if (sentAgain) {
+      assertTrue(verdict.contains("by reset runs, under the same key"), verdict);
+    } else {
+      assertTrue(verdict.startsWith("verdict: one execution, one dispatch (reset "), verdict);
+      assertTrue(verdict.contains("the send was not repeated"), verdict);
+    }
+    String verified = onceport("audit", "verify", "--data", gateway.data.toString());
+    assertTrue(verified.lines().anyMatch(l -> l.startsWith("reset: " + id + ": reset ")), verified);
+    assertTrue(verified.lines().anyMatch(l -> l.startsWith("sends: ")), verified);
+  }
+
+  private static String onceport(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int status = OnceportCommand.commandLine().setOut(new PrintWriter(out)).setErr(new PrintWriter(err)).execute(args);
+    assertEquals(0, status, "onceport " + String.join(" ", args) + ": " + err);
+    return out.toString();
   }
 
   private static ExecutionRecord awaitRun(String workflowId, String runId, Predicate<ExecutionRecord> condition)
