@@ -339,6 +339,8 @@ public final class DispatchActivitiesImpl implements DispatchActivities, AutoClo
     private final DispatchRequest request;
     private final Scope metrics;
     private final AtomicBoolean sent = new AtomicBoolean();
+    /** The run that asked for the send, read on the activity's thread (the channel runs on a helper). */
+    private final String runId;
     volatile String phase;
     volatile boolean carriedWritten;
 
@@ -351,6 +353,8 @@ public final class DispatchActivitiesImpl implements DispatchActivities, AutoClo
       this.phase = phase;
       this.metrics = metrics;
       this.carriedWritten = request.journal().isEmpty();
+      ActivityExecutionContext activity = activityContext();
+      this.runId = activity == null ? null : activity.getInfo().getRunId();
     }
 
     @Override
@@ -366,7 +370,7 @@ public final class DispatchActivitiesImpl implements DispatchActivities, AutoClo
           }
           carriedWritten = true;
         }
-        journal.dispatched(request);
+        journal.dispatched(request, runId);
         sent.set(true);
         phase = "sent";
       }

@@ -21,6 +21,14 @@ public interface DispatchJournal {
   void dispatched(DispatchRequest request);
 
   /**
+   * As {@link #dispatched(DispatchRequest)}, naming the workflow run that asks for the send (null
+   * when unknown): after a reset, the journal then tells which run sent what.
+   */
+  default void dispatched(DispatchRequest request, String runId) {
+    dispatched(request);
+  }
+
+  /**
    * Appends entries a send carries or observes (the workflow's queued entries before it, the
    * outcome after it), in order, durable on return; throws a {@code RuntimeException} when it
    * cannot. Idempotent per entry key. {@code metrics} counts execution metrics on the first append

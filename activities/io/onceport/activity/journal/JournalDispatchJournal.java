@@ -5,7 +5,6 @@ import io.onceport.workflow.ErrorTypes;
 import io.onceport.workflow.dispatch.DispatchRequest;
 import io.onceport.workflow.journal.JournalEntry;
 import io.onceport.workflow.journal.JournalTransition;
-import io.temporal.activity.Activity;
 import io.temporal.failure.ApplicationFailure;
 import java.time.Clock;
 import java.time.Instant;
@@ -55,11 +54,15 @@ public final class JournalDispatchJournal implements DispatchJournal {
 
   @Override
   public void dispatched(DispatchRequest r) {
+    dispatched(r, null);
+  }
+
+  @Override
+  public void dispatched(DispatchRequest r, String runId) {
     Objects.requireNonNull(r, "r == null");
     Map<String, Object> detail = new LinkedHashMap<>();
     detail.put("tool", r.contract().tool());
     detail.put("channel", r.contract().channel().name().toLowerCase(Locale.ROOT));
-    String runId = workflowRunId();
     if (runId != null) {
       detail.put("run_id", runId); // which run of the execution sent it: resets show as sends of several runs
     }
@@ -81,15 +84,6 @@ public final class JournalDispatchJournal implements DispatchJournal {
           "dispatch not sent: the dispatched journal entry could not be made durable: "
               + e.getMessage(),
           ErrorTypes.JOURNAL_UNAVAILABLE);
-    }
-  }
-
-  /** The run id of the workflow whose send this is, or null outside an activity (tests of the hook). */
-  private static String workflowRunId() {
-    try {
-      return Activity.getExecutionContext().getInfo().getRunId();
-    } catch (IllegalStateException notInAnActivity) {
-      return null;
     }
   }
 }

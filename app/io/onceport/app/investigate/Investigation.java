@@ -207,6 +207,23 @@ public final class Investigation {
     return parts.isEmpty() ? "no second call recorded" : String.join("; ", parts);
   }
 
+  /** " (reset 2 times, the send was not repeated)" for the verdict; empty without a reset. */
+  private static String resetNote(List<Record> rs, List<String> executions) {
+    int resets = 0;
+    int afterReset = 0;
+    for (String id : executions) {
+      ResetReport.Execution x = ResetReport.of(id, rs);
+      resets += x.resets();
+      afterReset += x.sendsAfterReset();
+    }
+    if (resets == 0) {
+      return "";
+    }
+    String times = resets + (resets == 1 ? " time" : " times");
+    return afterReset == 0 ? " (reset " + times + ", the send was not repeated)"
+        : " (reset " + times + "; " + afterReset + " of them by reset runs, under the same key)";
+  }
+
   private static String resets(List<Record> rs, List<String> executions) {
     List<String> parts = new ArrayList<>();
     for (String id : executions) {
@@ -229,17 +246,7 @@ public final class Investigation {
     }
     int dispatches = with(rs, "dispatched").size();
     String dispatchText = dispatches == 0 ? "no dispatch" : dispatches == 1 ? "one dispatch" : dispatches + " dispatches";
-    int resets = 0;
-    int afterReset = 0;
-    for (String id : executions) {
-      ResetReport.Execution x = ResetReport.of(id, rs);
-      resets += x.resets();
-      afterReset += x.sendsAfterReset();
-    }
-    if (resets > 0) {
-      dispatchText += afterReset == 0 ? " (reset " + resets + (resets == 1 ? " time" : " times") + ", the send was not repeated)"
-          : " (reset " + resets + (resets == 1 ? " time" : " times") + "; " + afterReset + " of them by reset runs, under the same key)";
-    }
+    dispatchText += resetNote(rs, executions);
     StringBuilder v = new StringBuilder();
     if (executions.size() == 1) {
       v.append("one execution, ").append(dispatchText);
@@ -289,7 +296,6 @@ public final class Investigation {
     List<Record> out = new ArrayList<>();
     java.util.function.BiConsumer<String, Map<String, Object>> add = new java.util.function.BiConsumer<>() {
       int seq;
-
       @Override
       public void accept(String transitionAndAttempt, Map<String, Object> detail) {
         String[] parts = transitionAndAttempt.split("#");
@@ -316,14 +322,7 @@ public final class Investigation {
           mapOf("_at", x.authorization().at(), "rule", x.authorization().rule(), "by", x.authorization().by(),
               "reason", x.authorization().reason()));
     }
-    if (x.reset() != null) {
-      // A reset run's record: the sends every run made (as the journal proved them), each with its run.
-      add.accept("reset#" + x.reset().number(), mapOf("_at", x.reset().at(), "run_id", x.reset().runId(),
-          "original_run_id", x.reset().originalRunId(), "sends_before", x.reset().sends().size()));
-      for (JournaledSends.Send s : x.reset().sends()) {
-        add.accept("dispatched#" + s.attempt(), mapOf("_at", s.at(), "run_id", s.runId()));
-      }
-    }
+    addReset(x, add);
     // A send in flight (dispatched, outcome pending) is on the record only once it ended: count it too.
     boolean inFlight = x.state() == io.onceport.workflow.execution.ExecutionState.DISPATCHED
         && x.outcome() == io.onceport.workflow.execution.Outcome.PENDING;
@@ -342,6 +341,19 @@ public final class Investigation {
           "reason", x.review().reason()));
     }
     return out;
+  }
+
+  /** A reset run's record: the reset, and the sends every run made as the journal proved them, each with its run. */
+  private static void addReset(io.onceport.workflow.execution.ExecutionRecord x,
+      java.util.function.BiConsumer<String, Map<String, Object>> add) {
+    if (x.reset() == null) {
+      return;
+    }
+    add.accept("reset#" + x.reset().number(), mapOf("_at", x.reset().at(), "run_id", x.reset().runId(),
+        "original_run_id", x.reset().originalRunId(), "sends_before", x.reset().sends().size()));
+    for (JournaledSends.Send s : x.reset().sends()) {
+      add.accept("dispatched#" + s.attempt(), mapOf("_at", s.at(), "run_id", s.runId()));
+    }
   }
 
   /** Journal entries plus Temporal-derived ones for transitions the journal does not have. */
