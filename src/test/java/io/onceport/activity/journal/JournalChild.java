@@ -18,6 +18,10 @@ public final class JournalChild {
     JournalOptions options = JournalOptions.newBuilder(journalDir, args[2], signer)
         .setCheckpointEvery(50).setCheckpointInterval(Duration.ofMillis(200)).build();
     try (Journal j = Journal.open(options)) {
+      if (mode.equals("claim")) {
+        claim(j, journalDir, Integer.parseInt(args[4]));
+        return;
+      }
       if (mode.equals("hold")) {
         System.out.println("holding");
         System.out.flush();
@@ -43,13 +47,40 @@ public final class JournalChild {
     }
   }
 
+  /**
+   * Sends {@code act_race0..n-1} (attempt 1) through a send ledger of its own once "go" arrives on
+   * stdin, printing "sent I" or "refused I" for each: processes racing for the same keys.
+   */
+  private static void claim(Journal j, Path journalDir, int n) throws Exception {
+    try (SendLedger ledger = SendLedger.open(journalDir)) {
+      JournalDispatchJournal hook = new JournalDispatchJournal(j, ledger);
+      System.out.println("ready");
+      System.out.flush();
+      new java.io.BufferedReader(new java.io.InputStreamReader(System.in, java.nio.charset.StandardCharsets.UTF_8)).readLine();
+      StringBuilder out = new StringBuilder();
+      for (int i = 0; i < n; i++) {
+        try {
+          hook.dispatched(new io.onceport.workflow.dispatch.DispatchRequest("act_race" + i, "fp_1",
+              JournalDispatchJournalTest.request(1).contract(), "{}", 1));
+          out.append("sent ").append(i).append('\n');
+        } catch (io.temporal.failure.ApplicationFailure refused) {
+          out.append("refused ").append(i).append('\n');
+        }
+      }
+      System.out.print(out);
+      System.out.println("done");
+      System.out.flush();
+    }
+  }
+
   /** Starts this class in a new JVM with the test class path. */
-  static Process start(String mode, Path dataDir, String writerId, NoteSigner signer) throws IOException {
+  static Process start(String mode, Path dataDir, String writerId, NoteSigner signer, String... more) throws IOException {
     String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     List<String> cmd = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-Xmx128m", "-cp", cp, JournalChild.class.getName(), mode, dataDir.toString(), writerId,
         signer.encode()));
+    cmd.addAll(List.of(more));
     return new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
   }
 

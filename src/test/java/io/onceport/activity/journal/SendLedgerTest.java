@@ -119,6 +119,46 @@ class SendLedgerTest {
   }
 
   @Test
+  void processesSharingTheDirectoryNeverBothSendOneKey() throws Exception {
+    int keys = 300;
+    List<Process> children = new ArrayList<>();
+    List<java.io.BufferedReader> outputs = new ArrayList<>();
+    try {
+      for (String writer : List.of("p1", "p2", "p3")) {
+        Process p = JournalChild.start("claim", tmp, writer, SIGNER, Integer.toString(keys));
+        children.add(p);
+        java.io.BufferedReader r = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        outputs.add(r);
+        assertEquals("ready", r.readLine());
+      }
+      for (Process p : children) {
+        p.getOutputStream().write("go\n".getBytes(StandardCharsets.UTF_8));
+        p.getOutputStream().flush();
+      }
+      int[] sent = new int[keys];
+      for (java.io.BufferedReader r : outputs) {
+        for (String line; !(line = r.readLine()).equals("done"); ) {
+          if (line.startsWith("sent ")) {
+            sent[Integer.parseInt(line.substring(5))]++;
+          }
+        }
+      }
+      for (int i = 0; i < keys; i++) {
+        assertEquals(1, sent[i], "act_race" + i + " was sent by exactly one process");
+      }
+      for (Process p : children) {
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue());
+      }
+    } finally {
+      children.forEach(Process::destroyForcibly); // only the children this test started
+    }
+    try (SendLedger ledger = SendLedger.open(dir())) {
+      assertEquals(keys, ledger.size(), "one dispatched line per key across the three segments");
+    }
+  }
+
+  @Test
   void onlyTheEntrysOwnKeyCountsNotAKeyInsideItsDetail() throws Exception {
     Files.createDirectories(dir());
     String line = "{\"at\":\"t\",\"attempt\":1,\"detail\":{\"key\":\"act_f/dispatched/9\"},\"execution_id\":\"act_g\","
