@@ -334,6 +334,10 @@ public final class ExecutionsCommand implements Runnable {
   /** The evidence: each send and status check, the review, each call, and the transitions in order. */
   private static void addEvidence(List<String> lines, ExecutionRecord r) {
     lines.add("dispatches  " + r.dispatchAttempts());
+    if (r.reset() != null) {
+      lines.add("reset       " + r.reset().number() + " (this run " + r.reset().runId() + ", its history began with run "
+          + r.reset().originalRunId() + "); the journal proves " + r.reset().sends().size() + " send(s)");
+    }
     for (ExecutionRecord.Send s : r.sends()) {
       lines.add("  send " + s.attempt() + " " + s.observed() + (s.status() == null ? "" : " " + s.status()) + " " + s.startedAt()
           + " → " + s.endedAt() + " key " + s.key() + (s.decision() == null ? "" : ", then " + s.decision())
