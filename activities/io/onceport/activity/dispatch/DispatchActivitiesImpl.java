@@ -307,7 +307,7 @@ public final class DispatchActivitiesImpl implements DispatchActivities, AutoClo
     ActivityExecutionContext activity = Activity.getExecutionContext();
     // No heartbeat before the first interval: a send that answers within it costs no heartbeat RPC,
     // and the heartbeat timeout (seconds) still notices a worker lost after it.
-    Future<T> future = executor.submit(work);
+    Future<T> future = executor.submit(io.opentelemetry.context.Context.current().wrap(work)); // with the activity's trace context
     while (true) {
       try {
         return future.get(HEARTBEAT_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);

@@ -20,4 +20,12 @@ public interface DispatchContext {
    * or return the secret.
    */
   Credential credential(String reference);
+
+  /**
+   * The W3C {@code traceparent} of the send, for an HTTP channel to send along (never in the
+   * fingerprint or the history: it is added at send time), or null when tracing is off.
+   */
+  default String traceparent() {
+    return null;
+  }
 }

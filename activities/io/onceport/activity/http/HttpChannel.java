@@ -145,6 +145,10 @@ public final class HttpChannel implements DispatchChannel {
     if (spec.idempotencyHeader() != null) {
       setHeader(builder, spec.idempotencyHeader(), request.executionId(), "{{execution_id}}");
     }
+    String traceparent = context.traceparent();
+    if (traceparent != null && builder.build().header("traceparent") == null) {
+      builder.header("traceparent", traceparent); // the send's span: the target joins the trace (nothing else of it)
+    }
     setMethod(builder, method, bodyFor(method, spec, templates));
     Request httpRequest = builder.build();
 

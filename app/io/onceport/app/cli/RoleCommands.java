@@ -107,6 +107,7 @@ final class RoleCommands {
       running.add(metrics);
       TemporalConnection connection;
       try {
+        common.startTracing("worker", running);
         connection = RoleOptions.connectRetrying(common, common.settings(), embeddedEngine, metrics, "worker");
         running.add(connection);
         running.add(WorkerRuntime.start(connection, common.taskQueue, common.data(), vault, common.sessionAuthorization,
@@ -152,6 +153,7 @@ final class RoleCommands {
       FrontendRuntime front;
       TemporalConnection connection;
       try {
+        common.startTracing("frontend", running);
         connection = RoleOptions.connectRetrying(common, common.settings(), false, metrics, "frontend");
         running.add(connection);
         front = FrontendRuntime.start(connection, common.taskQueue, common.data(), tools, settings, metrics);

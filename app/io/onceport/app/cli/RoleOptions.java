@@ -10,6 +10,8 @@ import io.onceport.app.runtime.FrontendSettings;
 import io.onceport.app.runtime.HostPort;
 import io.onceport.frontend.temporal.TemporalConnection;
 import io.onceport.frontend.temporal.connect.ClientSettings;
+import io.onceport.app.runtime.TracingSetup;
+import io.onceport.shared.trace.Tracing;
 import io.onceport.frontend.temporal.connect.TemporalConnectException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -73,6 +75,21 @@ final class RoleOptions {
       return temporal.namespace();
     }
 
+    private TracingSetup tracing;
+
+    /**
+     * Tracing for this role from the {@code OTEL_*} variables (off unless an exporter is set), added
+     * to {@code running} so that buffered spans are flushed when the process stops; the connections
+     * made after this trace with it.
+     */
+    void startTracing(String role, List<AutoCloseable> running) {
+      tracing = TracingSetup.fromEnvironment(role, System.getenv());
+      running.add(tracing);
+      if (tracing.tracing().enabled()) {
+        LoggerFactory.getLogger("io.onceport." + role).info("tracing: spans go to {}", TracingSetup.describe(System.getenv()));
+      }
+    }
+
     /** The cluster's settings: every source in order of precedence (see {@link TemporalOptions}). */
     ClientSettings settings() {
       return temporal.settings();
@@ -90,7 +107,7 @@ final class RoleOptions {
       }
       try {
         return TemporalConnection.connect(settings, embeddedEngine, Payloads.dataConverter(payloadEncryption.equals("on"), data()),
-            Duration.ofSeconds(10), metrics.metricsScope(), List.of());
+            Duration.ofSeconds(10), metrics.metricsScope(), List.of(), tracing == null ? Tracing.OFF : tracing.tracing());
       } catch (IllegalStateException e) {
         throw new CliException(e.getMessage(), e);
       }

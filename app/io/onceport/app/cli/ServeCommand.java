@@ -109,6 +109,7 @@ public final class ServeCommand implements Callable<Integer> {
         temporal = ClientSettings.plaintext(local.target(), common.namespace());
       }
       // Sticky even on an embedded engine: this worker lives and dies with it in this JVM (LocalEngine#nonSticky).
+      common.startTracing("serve", running);
       TemporalConnection connection = common.connect(temporal, false, metrics);
       running.add(connection);
       registerSearchAttributes(connection, err);

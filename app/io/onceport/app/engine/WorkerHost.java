@@ -2,6 +2,7 @@ package io.onceport.app.engine;
 
 import io.onceport.frontend.temporal.TemporalConnection;
 import io.onceport.workflow.WorkflowImplementations;
+import io.temporal.common.interceptors.WorkerInterceptor;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
 import io.temporal.worker.WorkerFactoryOptions;
@@ -23,10 +24,14 @@ public final class WorkerHost implements AutoCloseable {
 
   /** Starts polling; {@code tuning} bounds the executions and threads cached workflows may hold. */
   public static WorkerHost start(TemporalConnection connection, String taskQueue, WorkerTuning tuning, Object... activities) {
-    WorkerFactory factory = WorkerFactory.newInstance(connection.client(), WorkerFactoryOptions.newBuilder()
+    WorkerFactoryOptions.Builder options = WorkerFactoryOptions.newBuilder()
         .setWorkflowCacheSize(tuning.workflowCacheSize())
-        .setMaxWorkflowThreadCount(tuning.maxWorkflowThreads())
-        .build());
+        .setMaxWorkflowThreadCount(tuning.maxWorkflowThreads());
+    if (!connection.workerInterceptors().isEmpty()) {
+      // Temporal's tracing interceptors, only when tracing is on (TemporalConnection#workerInterceptors).
+      options.setWorkerInterceptors(connection.workerInterceptors().toArray(WorkerInterceptor[]::new));
+    }
+    WorkerFactory factory = WorkerFactory.newInstance(connection.client(), options.build());
     // A cold or CPU-starved JVM can spend over a second loading classes inside a workflow task; the
     // SDK's default 1 s deadlock detection would fail such a task (and any query replaying it).
     Worker worker = factory.newWorker(taskQueue, WorkerOptions.newBuilder().setDefaultDeadlockDetectionTimeout(10_000).build());

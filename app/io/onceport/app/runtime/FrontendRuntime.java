@@ -117,6 +117,7 @@ public final class FrontendRuntime implements AutoCloseable {
         .sessionKey(sessionKey(key))
         .sessionRegistry(new TemporalSessionRegistry(connection.client(), taskQueue, sessionWorkflowIds(key)))
         .readPath(readPath(connection, taskQueue, key, contracts, settings, metrics, access))
+        .tracing(connection.tracing())
         .extraRoutes(routes -> {
           codec.register(routes);
           ops.register(routes);

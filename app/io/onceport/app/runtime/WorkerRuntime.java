@@ -17,6 +17,8 @@ import io.onceport.activity.vault.VaultService;
 import io.onceport.frontend.temporal.AuthorizationRechecks;
 import io.onceport.frontend.temporal.TemporalConnection;
 import io.onceport.app.engine.WorkerHost;
+import io.onceport.activity.dispatch.TracedChannel;
+import io.onceport.shared.trace.Tracing;
 import io.onceport.app.engine.WorkerTuning;
 import io.onceport.workflow.contract.ToolContract;
 import java.nio.file.Path;
@@ -68,9 +70,11 @@ public final class WorkerRuntime implements AutoCloseable {
     Journals journals = Journals.open(dataDir, journalWriter == null ? Journals.defaultWriterId() : journalWriter);
     CredentialResolver credentials = vault == null ? CredentialResolver.NONE : vault;
     io.onceport.activity.mcp.McpUpstreams mcpUpstreams = new io.onceport.activity.mcp.McpUpstreams();
+    Tracing tracing = connection.tracing();
     DispatchActivitiesImpl dispatch = new DispatchActivitiesImpl(
-        Map.of(ToolContract.Channel.HTTP, new HttpChannel(), ToolContract.Channel.SSH, new SshChannel(),
-            ToolContract.Channel.MCP, new io.onceport.activity.mcp.McpChannel(mcpUpstreams)),
+        Map.of(ToolContract.Channel.HTTP, TracedChannel.of(new HttpChannel(), tracing),
+            ToolContract.Channel.SSH, TracedChannel.of(new SshChannel(), tracing),
+            ToolContract.Channel.MCP, TracedChannel.of(new io.onceport.activity.mcp.McpChannel(mcpUpstreams), tracing)),
         journals.dispatchJournal(), credentials, io.onceport.frontend.temporal.InProcessAnswers.of(taskQueue));
     io.onceport.frontend.fingerprint.FingerprintKey fingerprintKey;
     try {

@@ -2,6 +2,7 @@ package io.onceport.frontend.mcp;
 
 import io.javalin.router.JavalinDefaultRoutingApi;
 import io.onceport.frontend.auth.SessionRegistry;
+import io.onceport.shared.trace.Tracing;
 import java.time.Clock;
 import java.util.function.Consumer;
 import java.time.Duration;
@@ -41,6 +42,7 @@ public final class McpConfig {
   private final Consumer<JavalinDefaultRoutingApi> extraRoutes;
   private final Clock clock;
   private final io.onceport.frontend.gateway.ReadPath readPath;
+  private final Tracing tracing;
 
   private McpConfig(Builder b) {
     this.listenHost = b.listenHost;
@@ -66,6 +68,7 @@ public final class McpConfig {
     this.extraRoutes = b.extraRoutes == null ? routes -> {} : b.extraRoutes;
     this.clock = b.clock;
     this.readPath = b.readPath;
+    this.tracing = b.tracing;
   }
 
   public static Builder newBuilder() {
@@ -101,6 +104,8 @@ public final class McpConfig {
   public Clock clock() { return clock; }
   /** The read path for {@code read_only} tools, or null: every call takes the durable path. */
   public io.onceport.frontend.gateway.ReadPath readPath() { return readPath; }
+  /** A span for each MCP request, or {@link Tracing#OFF}. */
+  public Tracing tracing() { return tracing; }
 
   public static final class Builder {
     private String listenHost = "127.0.0.1";
@@ -126,8 +131,15 @@ public final class McpConfig {
     private Consumer<JavalinDefaultRoutingApi> extraRoutes;
     private Clock clock = Clock.systemUTC();
     private io.onceport.frontend.gateway.ReadPath readPath;
+    private Tracing tracing = Tracing.OFF;
 
     private Builder() {}
+
+    /** Spans for MCP requests (default: off). */
+    public Builder tracing(Tracing tracing) {
+      this.tracing = Objects.requireNonNull(tracing, "tracing == null");
+      return this;
+    }
 
     /** Host to bind; default 127.0.0.1. */
     public Builder listenHost(String host) {

@@ -5,6 +5,8 @@ import io.javalin.http.Context;
 import io.onceport.frontend.auth.Principal;
 import io.onceport.frontend.gateway.ExecutionGateway;
 import io.onceport.workflow.contract.ToolContract;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Scope;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -80,6 +82,21 @@ final class McpController {
     if (!(JsonRpcMessage.parse(message) instanceof JsonRpcMessage.Call call)) {
       return Reply.NONE; // a response to nothing we asked: accepted, 202
     }
+    if (!config.tracing().enabled()) {
+      return handle(ctx, actor, call, inBatch, accepts);
+    }
+    Span span = McpSpans.start(config.tracing(), ctx, call);
+    try (Scope ignored = span.makeCurrent()) {
+      return handle(ctx, actor, call, inBatch, accepts);
+    } catch (RuntimeException e) {
+      McpSpans.failed(span, e);
+      throw e;
+    } finally {
+      span.end();
+    }
+  }
+
+  private Reply handle(Context ctx, String actor, JsonRpcMessage.Call call, boolean inBatch, Transport.Accepts accepts) {
     Transport.checkIntentKey(ctx, call.method(), call.params(), call.id());
     checkScope(ctx, call);
     Revision revision = MetadataRevision.claims(ctx, call, inBatch) ? metadataRevision : sessionRevision;

@@ -192,6 +192,7 @@ final class ToolsHandler {
       }
       throw e;
     }
+    McpSpans.execution(cr.record().executionId(), cr.attached());
     cr = cancelIfCancelledEarly(ex, cr, f);
     ToolContract contract = contract(gateway, call.tool());
     if (how.taskRequested()) {

@@ -15,6 +15,9 @@ import io.temporal.api.operatorservice.v1.AddSearchAttributesRequest;
 import io.temporal.api.workflowservice.v1.RespondWorkflowTaskCompletedRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
+import io.temporal.common.interceptors.WorkerInterceptor;
+import io.temporal.common.interceptors.WorkflowClientInterceptor;
+import io.onceport.shared.trace.Tracing;
 import io.temporal.common.converter.DataConverter;
 import io.temporal.serviceclient.GrpcCompression;
 import io.temporal.serviceclient.OperatorServiceStubs;
@@ -45,11 +48,16 @@ public final class TemporalConnection implements AutoCloseable {
   private final ClientSettings settings;
   private final WorkflowServiceStubs stubs;
   private final WorkflowClient client;
+  private final Tracing tracing;
+  private final TemporalTracing temporalTracing;
 
-  private TemporalConnection(ClientSettings settings, WorkflowServiceStubs stubs, WorkflowClient client) {
+  private TemporalConnection(ClientSettings settings, WorkflowServiceStubs stubs, WorkflowClient client, Tracing tracing,
+      TemporalTracing temporalTracing) {
     this.settings = settings;
     this.stubs = stubs;
     this.client = client;
+    this.tracing = tracing;
+    this.temporalTracing = temporalTracing;
   }
 
   /**
@@ -92,6 +100,16 @@ public final class TemporalConnection implements AutoCloseable {
    */
   public static TemporalConnection connect(ClientSettings settings, boolean nonSticky, DataConverter converter,
       Duration timeout, Scope metricsScope, List<ClientInterceptor> interceptors) {
+    return connect(settings, nonSticky, converter, timeout, metricsScope, interceptors, Tracing.OFF);
+  }
+
+  /**
+   * As above, tracing with {@code tracing}: Temporal's client interceptors on this connection's
+   * client, its worker interceptors for the workers that use it ({@link #workerInterceptors()}),
+   * and {@link #tracing()} for the roles' own spans.
+   */
+  public static TemporalConnection connect(ClientSettings settings, boolean nonSticky, DataConverter converter,
+      Duration timeout, Scope metricsScope, List<ClientInterceptor> interceptors, Tracing tracing) {
     WorkflowServiceStubsOptions.Builder options = Connector.options(settings)
         .setGrpcCompression(compressionFor(settings.address().value()));
     if (metricsScope != null) {
@@ -120,7 +138,12 @@ public final class TemporalConnection implements AutoCloseable {
     if (converter != null) {
       clientOptions.setDataConverter(converter);
     }
-    return new TemporalConnection(settings, stubs, WorkflowClient.newInstance(stubs, clientOptions.build()));
+    TemporalTracing temporalTracing = TemporalTracing.of(tracing);
+    if (!temporalTracing.client().isEmpty()) {
+      clientOptions.setInterceptors(temporalTracing.client().toArray(WorkflowClientInterceptor[]::new));
+    }
+    return new TemporalConnection(settings, stubs, WorkflowClient.newInstance(stubs, clientOptions.build()), tracing,
+        temporalTracing);
   }
 
   /**
@@ -210,6 +233,16 @@ public final class TemporalConnection implements AutoCloseable {
   /** How this connection was made: address, namespace, TLS, credentials (no secret). */
   public ClientSettings settings() {
     return settings;
+  }
+
+  /** Tracing for the roles on this connection ({@link Tracing#OFF} unless an exporter is configured). */
+  public Tracing tracing() {
+    return tracing;
+  }
+
+  /** Temporal's tracing interceptors for workers on this connection; none when tracing is off. */
+  public List<WorkerInterceptor> workerInterceptors() {
+    return temporalTracing.worker();
   }
 
   /** "ADDRESS (namespace NS, AUTH)" for start-up lines: the kind of authentication, never a secret. */
