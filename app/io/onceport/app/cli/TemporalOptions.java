@@ -74,7 +74,6 @@ public final class TemporalOptions {
   @Mixin DataOptions data;
 
   private Path keysFrom;
-  private ClientSettings resolved;
 
   @Option(names = "--keys-from", paramLabel = "DIR", hidden = true, description = "Deprecated alias of --data.")
   void keysFrom(Path dir) {
@@ -105,10 +104,8 @@ public final class TemporalOptions {
    * @throws CliException naming the setting at fault
    */
   public ClientSettings settings() {
-    if (resolved == null) {
-      resolved = settings(System.getenv());
-    }
-    return resolved;
+    // Not cached: picocli resets the options, not other fields, when one CommandLine runs again.
+    return settings(System.getenv());
   }
 
   ClientSettings settings(Map<String, String> env) {
