@@ -11,6 +11,7 @@ import io.onceport.activity.vault.KdfParameters;
 import io.onceport.activity.vault.PassphraseSource;
 import io.onceport.activity.vault.Vault;
 import io.onceport.app.engine.TemporalCliServer;
+import io.onceport.frontend.auth.SessionIds;
 import io.onceport.frontend.temporal.ExecutionDirectory;
 import io.onceport.frontend.temporal.TemporalConnection;
 import io.onceport.shared.codec.Payloads;
@@ -194,7 +195,8 @@ class SecuredTemporalEndToEndTest {
 
   private static String sessionIdOf(McpClient client) throws Exception {
     String payload = client.session().substring(0, client.session().indexOf('.'));
-    return "mcp:" + JSON.readTree(Base64.getUrlDecoder().decode(payload)).get("n").asText();
+    String nonce = JSON.readTree(Base64.getUrlDecoder().decode(payload)).get("n").asText();
+    return SessionIds.forCall(Cluster.AGENT, nonce, null, null, null);
   }
 
   @Test

@@ -29,6 +29,8 @@ public final class Cluster implements AutoCloseable {
   public final Path data;
   public final Path contracts;
   public final DemoTarget target;
+  /** The agent every {@link #client} call authenticates as. */
+  public static final String AGENT = "agent:deployer";
   public final String token;
   private final List<ChildProcess> started = new ArrayList<>();
 
@@ -47,7 +49,7 @@ public final class Cluster implements AutoCloseable {
     if (keys != 0) {
       throw new IOException("keys init exited " + keys);
     }
-    token = new AgentRegistry(data).add("agent:deployer");
+    token = new AgentRegistry(data).add(AGENT);
   }
 
   public static int freePort() throws IOException {
