@@ -27,5 +27,5 @@ ENV ONCEPORT_DATA=/data
 WORKDIR /data
 VOLUME ["/data"]
 USER onceport:onceport
-ENTRYPOINT ["java","-jar","/app/onceport.jar"]
+ENTRYPOINT ["java","-XX:+ExitOnOutOfMemoryError","-jar","/app/onceport.jar"]
 CMD ["--help"]

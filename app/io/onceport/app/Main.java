@@ -1,6 +1,7 @@
 package io.onceport.app;
 
 import io.onceport.app.cli.OnceportCommand;
+import io.onceport.shared.runtime.FatalErrors;
 import picocli.CommandLine;
 
 /** Entry point of the {@code onceport} command. */
@@ -9,6 +10,8 @@ public final class Main {
 
   public static void main(String[] args) {
     io.onceport.shared.net.JdkHttpServers.noDelay(); // before any JDK HTTP server starts (the demo target, /metrics)
+    // An Error in any thread ends the process (status 70) rather than leave a half-alive worker or serve.
+    FatalErrors.install(args.length == 0 ? "onceport" : args[0]);
     System.exit(run(args));
   }
 

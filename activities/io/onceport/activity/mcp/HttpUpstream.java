@@ -36,6 +36,9 @@ import org.slf4j.LoggerFactory;
  * transport's resumption; servers with an event store support it), up to {@link #MAX_RESUMES}
  * times within the request's timeout. Only if that fails is the outcome unknown.
  *
+ * <p>Answers and events are read only up to {@link McpUpstream#MESSAGE_CAP} (lines and bodies
+ * stop there before buffering more): a larger one is an unknown outcome saying "too large".
+ *
  * <p>The session from {@code initialize} is kept and shared; a 404 to a request carrying it means
  * the server forgot it ({@link McpFailure.Stage#SESSION_GONE}) and the next call initializes anew.
  */
@@ -44,6 +47,8 @@ final class HttpUpstream implements McpUpstream {
   private static final MediaType JSON_TYPE = MediaType.get("application/json");
   /** Resumptions of one broken response stream before its outcome is unknown. */
   static final int MAX_RESUMES = 3;
+  /** An error answer's body is only quoted (abbreviated to 200 characters): no more of it is read. */
+  private static final long ERROR_BODY_CAP = 64 * 1024;
 
   private final HttpUrl url;
   private final OkHttpClient client;
@@ -146,7 +151,7 @@ final class HttpUpstream implements McpUpstream {
       }
       String contentType = response.header("Content-Type", "");
       if (response.code() / 100 != 2) {
-        return new Answer(null, response.code(), readCapped(response.body().source()));
+        return new Answer(null, response.code(), CappedReads.prefix(response.body().source(), ERROR_BODY_CAP));
       }
       String assigned = response.header("Mcp-Session-Id");
       if (contentType.startsWith("text/event-stream")) {
@@ -191,7 +196,9 @@ final class HttpUpstream implements McpUpstream {
   private JsonNode readJson(Response response, String what) throws McpFailure {
     String body;
     try {
-      body = readCapped(response.body().source());
+      body = CappedReads.whole(response.body().source(), what);
+    } catch (McpFailure f) {
+      throw f;
     } catch (IOException e) {
       throw new McpFailure(McpFailure.Stage.UNKNOWN, what + ": the answer broke off (" + e + ")", e);
     }
@@ -234,7 +241,8 @@ final class HttpUpstream implements McpUpstream {
     try {
       return readEvents(source, id, notifications, what, resume);
     } catch (McpFailure broken) {
-      if (broken.stage() != McpFailure.Stage.UNKNOWN || resume.lastEventId == null || resume.resumes >= MAX_RESUMES) {
+      if (broken.stage() != McpFailure.Stage.UNKNOWN || CappedReads.isTooLarge(broken) || resume.lastEventId == null
+          || resume.resumes >= MAX_RESUMES) {
         throw broken;
       }
       long left = TimeUnit.NANOSECONDS.toMillis(resume.deadlineNanos - System.nanoTime());
@@ -273,7 +281,7 @@ final class HttpUpstream implements McpUpstream {
     String pendingId = null;
     try {
       while (true) {
-        String line = source.readUtf8Line();
+        String line = CappedReads.line(source, MESSAGE_CAP + "data: ".length(), what);
         if (line == null) {
           throw new McpFailure(McpFailure.Stage.UNKNOWN, what + ": the event stream ended before the response");
         }
@@ -295,13 +303,14 @@ final class HttpUpstream implements McpUpstream {
             otherMessage(m, notifications);
           }
         } else if (line.startsWith("data:")) {
+          String part = line.startsWith("data: ") ? line.substring(6) : line.substring(5);
+          if (data.length() + 1 + part.length() > MESSAGE_CAP) {
+            throw CappedReads.tooLarge(what, "an event of the response stream");
+          }
           if (data.length() > 0) {
             data.append('\n');
           }
-          data.append(line.startsWith("data: ") ? line.substring(6) : line.substring(5));
-          if (data.length() > 16 * 1024 * 1024) {
-            throw new McpFailure(McpFailure.Stage.UNKNOWN, what + ": an event over 16 MiB");
-          }
+          data.append(part);
         }
       }
     } catch (McpFailure f) {
@@ -331,15 +340,6 @@ final class HttpUpstream implements McpUpstream {
     } catch (IOException e) {
       return null;
     }
-  }
-
-  private static String readCapped(BufferedSource source) throws IOException {
-    long cap = 16L * 1024 * 1024;
-    okio.Buffer b = new okio.Buffer();
-    while (b.size() < cap && source.read(b, 8192) != -1) {
-      // read on
-    }
-    return b.readString(Math.min(b.size(), cap), StandardCharsets.UTF_8);
   }
 
   static String abbreviate(String s) {

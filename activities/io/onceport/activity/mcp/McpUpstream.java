@@ -100,4 +100,12 @@ public interface McpUpstream extends AutoCloseable {
   }
 
   ObjectMapper JSON = new ObjectMapper();
+
+  /**
+   * The largest message read from an upstream (a JSON answer, an SSE event, a stdio line), 16 MiB:
+   * four times Temporal's 4 MB payload limit, which the result must fit into anyway (so nothing a
+   * call could use is lost), and small enough that a worker with many calls in flight holds it per
+   * call. Reads stop at it before buffering more; a larger message is an unknown outcome.
+   */
+  int MESSAGE_CAP = 16 * 1024 * 1024;
 }

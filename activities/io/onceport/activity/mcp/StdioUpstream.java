@@ -2,10 +2,9 @@ package io.onceport.activity.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStreamReader;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -27,6 +26,9 @@ import org.slf4j.LoggerFactory;
  * An upstream the worker runs itself: the contract's argv, speaking newline-delimited JSON-RPC on
  * stdin/stdout (stderr goes to the log). Requests are multiplexed by id over the one process.
  *
+ * <p>Every line is read only up to {@link #MESSAGE_CAP} ({@link BoundedLines}): a larger answer
+ * is an unknown outcome with that reason, never a line held whole in memory.
+ *
  * <p>Supervision: when the process dies, every request still waiting for an answer fails as
  * {@link McpFailure.Stage#UNKNOWN} (it may have acted before dying) and the process is started
  * again after a back-off (1 s, doubling to 30 s) and initialized, so the next dispatch finds it
@@ -36,6 +38,10 @@ import org.slf4j.LoggerFactory;
 final class StdioUpstream implements McpUpstream {
   private static final Logger LOG = LoggerFactory.getLogger(StdioUpstream.class);
   private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+  /** The largest JSON-RPC message (one stdout line) read; as {@link HttpUpstream}'s answers and events. */
+  static final int MESSAGE_CAP = McpUpstream.MESSAGE_CAP;
+  /** A stderr line is logged abbreviated anyway: more of it is never held. */
+  private static final int STDERR_LINE_CAP = 64 * 1024;
 
   private final List<String> command;
   private final Map<String, String> env;
@@ -204,8 +210,14 @@ final class StdioUpstream implements McpUpstream {
   }
 
   private void readLoop(Process p, long generation) {
-    try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-      for (String line; (line = in.readLine()) != null; ) {
+    try (InputStream stdout = p.getInputStream()) {
+      BoundedLines in = new BoundedLines(stdout, MESSAGE_CAP);
+      for (BoundedLines.Line read; (read = in.next()) != null; ) {
+        if (read.overCap()) {
+          overCap(read, generation);
+          continue;
+        }
+        String line = read.text();
         JsonNode m;
         try {
           m = JSON.readTree(line);
@@ -239,6 +251,33 @@ final class StdioUpstream implements McpUpstream {
       // the pipe closed: the process is gone
     }
     died(p, generation);
+  }
+
+  /**
+   * A line over {@link #MESSAGE_CAP}: never held whole (see {@link BoundedLines}). When its first
+   * bytes name a waiting request's id, that request's answer was too large: its outcome is unknown
+   * (the server may have acted), and the reason says so. A notification is dropped with a warning.
+   * A line whose id cannot be read from its first {@link BoundedLines#PREFIX} bytes could be any
+   * waiting request's answer: every one of this process's requests then ends as unknown.
+   */
+  private void overCap(BoundedLines.Line line, long generation) {
+    JsonRpcHead head = JsonRpcHead.of(line.text());
+    String tooLarge = "the server's message is too large (over " + MESSAGE_CAP + " bytes: " + line.bytes() + "); it was not read";
+    Pending waiting = head.id() == null ? null : pending.get(head.id());
+    if (waiting != null) {
+      waiting.answer.completeExceptionally(new IOException(tooLarge));
+    } else if (head.id() == null && head.method() == null) {
+      LOG.warn("{}: {}, and its id is not in its first {} bytes: every waiting request's outcome is unknown", describe(),
+          tooLarge, BoundedLines.PREFIX);
+      pending.values().forEach(w -> {
+        if (w.generation == generation) {
+          w.answer.completeExceptionally(new IOException(tooLarge + ", and its id could not be read"));
+        }
+      });
+    } else {
+      LOG.warn("{}: dropped {} ({})", describe(), head.method() != null ? "a notification " + head.method() : "an answer to "
+          + head.id() + ", which nothing waits for", tooLarge);
+    }
   }
 
   private void died(Process p, long generation) {
@@ -287,9 +326,11 @@ final class StdioUpstream implements McpUpstream {
   }
 
   private void drainStderr(Process p) {
-    try (BufferedReader err = new BufferedReader(new InputStreamReader(p.getErrorStream(), StandardCharsets.UTF_8))) {
-      for (String line; (line = err.readLine()) != null; ) {
-        LOG.info("{} [stderr] {}", describe(), HttpUpstream.abbreviate(line));
+    try (InputStream stderr = p.getErrorStream()) {
+      BoundedLines err = new BoundedLines(stderr, STDERR_LINE_CAP);
+      for (BoundedLines.Line line; (line = err.next()) != null; ) {
+        LOG.info("{} [stderr] {}{}", describe(), HttpUpstream.abbreviate(line.text()),
+            line.overCap() ? " (a line of " + line.bytes() + " bytes, cut)" : "");
       }
     } catch (IOException e) {
       // the process is gone

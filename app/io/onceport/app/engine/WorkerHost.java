@@ -7,6 +7,8 @@ import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
 import io.temporal.worker.WorkerFactoryOptions;
 import io.temporal.worker.WorkerOptions;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /** A worker polling one task queue: the ToolExecution and AgentSession workflows plus the given activity implementations. */
@@ -27,10 +29,12 @@ public final class WorkerHost implements AutoCloseable {
     WorkerFactoryOptions.Builder options = WorkerFactoryOptions.newBuilder()
         .setWorkflowCacheSize(tuning.workflowCacheSize())
         .setMaxWorkflowThreadCount(tuning.maxWorkflowThreads());
-    if (!connection.workerInterceptors().isEmpty()) {
-      // Temporal's tracing interceptors, only when tracing is on (TemporalConnection#workerInterceptors).
-      options.setWorkerInterceptors(connection.workerInterceptors().toArray(WorkerInterceptor[]::new));
-    }
+    // An Error in an activity (or a VirtualMachineError in workflow code) ends the process, see FatalErrors;
+    // then Temporal's tracing interceptors, only when tracing is on (TemporalConnection#workerInterceptors).
+    List<WorkerInterceptor> interceptors = new ArrayList<>();
+    interceptors.add(new FatalErrorInterceptor());
+    interceptors.addAll(connection.workerInterceptors());
+    options.setWorkerInterceptors(interceptors.toArray(WorkerInterceptor[]::new));
     WorkerFactory factory = WorkerFactory.newInstance(connection.client(), options.build());
     // A cold or CPU-starved JVM can spend over a second loading classes inside a workflow task; the
     // SDK's default 1 s deadlock detection would fail such a task (and any query replaying it).

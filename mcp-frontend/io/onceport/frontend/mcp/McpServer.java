@@ -3,6 +3,7 @@ package io.onceport.frontend.mcp;
 import io.javalin.Javalin;
 import io.onceport.frontend.auth.Authenticator;
 import io.onceport.frontend.gateway.ExecutionGateway;
+import io.onceport.shared.runtime.FatalErrors;
 import java.net.BindException;
 import java.net.InetAddress;
 import java.util.Objects;
@@ -41,8 +42,7 @@ public final class McpServer {
       cfg.http.maxRequestSize = 4L * 1024 * 1024;
       // A waiting tools/call holds its thread; a storm of identical calls must all be taken in
       // (and time-stamped on arrival) rather than queue behind a small pool.
-      org.eclipse.jetty.util.thread.QueuedThreadPool pool = new org.eclipse.jetty.util.thread.QueuedThreadPool(
-          config.maxRequestThreads(), 8, 60_000);
+      org.eclipse.jetty.util.thread.QueuedThreadPool pool = new FatalErrorsPool(config.maxRequestThreads(), 8, 60_000);
       pool.setName("onceport-mcp");
       cfg.jetty.threadPool = pool;
       cfg.jetty.host = config.listenHost();
@@ -62,6 +62,11 @@ public final class McpServer {
       cfg.routes.get("/mcp", mcp::get);
       cfg.routes.delete("/mcp", mcp::delete);
       config.extraRoutes().accept(cfg.routes);
+      // Javalin answers an Error in a handler with a 500 and goes on; with FatalErrors installed the process ends.
+      cfg.router.javaLangErrorHandler((response, error) -> {
+        FatalErrors.report(error);
+        response.setStatus(500);
+      });
       cfg.routes.exception(McpException.class, (e, ctx) -> {
         ctx.status(e.httpStatus);
         ctx.contentType("application/json");

@@ -191,7 +191,7 @@ class ComposeFileTest {
     assertTrue(dockerfile.contains("FROM maven:3.9-eclipse-temurin-17 AS build"));
     assertTrue(dockerfile.contains("FROM eclipse-temurin:17-jre"));
     assertTrue(dockerfile.contains("USER onceport:onceport"));
-    assertTrue(dockerfile.contains("ENTRYPOINT [\"java\",\"-jar\",\"/app/onceport.jar\"]"));
+    assertTrue(dockerfile.contains("ENTRYPOINT [\"java\",\"-XX:+ExitOnOutOfMemoryError\",\"-jar\",\"/app/onceport.jar\"]"));
     assertFalse(dockerfile.contains("USER root"));
   }
 

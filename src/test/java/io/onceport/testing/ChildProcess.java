@@ -61,6 +61,23 @@ public final class ChildProcess implements AutoCloseable {
     return command;
   }
 
+  /**
+   * A child JVM on the test classpath running {@code mainClass} with {@code jvmOptions} after the
+   * usual ones (a later {@code -Xmx} wins), and {@code env} added to its environment.
+   */
+  public static ChildProcess java(List<String> jvmOptions, String mainClass, Path workDir, java.util.Map<String, String> env,
+      String... args) throws IOException {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(JVM_OPTIONS);
+    command.addAll(jvmOptions);
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass));
+    command.addAll(List.of(args));
+    ProcessBuilder builder = new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true);
+    builder.environment().putAll(env);
+    return new ChildProcess(builder.start());
+  }
+
   public static ChildProcess onceport(Path workDir, String... args) throws IOException {
     return onceport(workDir, java.util.Map.of(), args);
   }
