@@ -10,6 +10,7 @@ import io.onceport.activity.journal.NoteSigner;
 import io.onceport.activity.journal.NoteVerifier;
 import io.onceport.activity.journal.Journals;
 import io.onceport.app.investigate.ResetReport;
+import io.onceport.shared.text.InertText;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -120,16 +121,16 @@ public final class AuditCommand implements Runnable {
       int bad = 0;
       for (JournalVerifier.Result r : results) {
         if (r.ok()) {
-          spec.commandLine().getOut().println(r.summary());
+          spec.commandLine().getOut().println(InertText.of(r.summary()));
         } else {
           bad++;
-          spec.commandLine().getErr().println("onceport: " + r.summary());
+          spec.commandLine().getErr().println("onceport: " + InertText.of(r.summary()));
         }
       }
       if (journal == null) {
         // After the chains: the sends the activity journal proves, and the resets it tells.
         ResetReport.summary(JournalReader.read(dataOptions.data(), Journals.ACTIVITY).records())
-            .forEach(spec.commandLine().getOut()::println);
+            .forEach(line -> spec.commandLine().getOut().println(InertText.of(line)));
       }
       spec.commandLine().getOut().flush();
       spec.commandLine().getErr().flush();
