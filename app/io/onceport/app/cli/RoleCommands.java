@@ -11,12 +11,16 @@ import io.onceport.app.runtime.HostPort;
 import io.onceport.app.runtime.StartupChecks;
 import io.onceport.app.runtime.WorkerRuntime;
 import io.onceport.app.engine.EmbeddedEngine;
+import io.onceport.app.versioning.WireCompatibility;
+import io.onceport.app.versioning.WorkerVersioning;
+import io.onceport.workflow.WireProtocol;
 import io.onceport.frontend.temporal.TemporalConnection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -25,6 +29,9 @@ import picocli.CommandLine.Spec;
 
 /** The split roles: {@code engine}, {@code worker} and {@code frontend}, for multi-process set-ups. */
 final class RoleCommands {
+  /** Why a worker on the embedded engine is unversioned, said once at start-up. */
+  static final String EMBEDDED_UNVERSIONED = "the embedded engine has no Worker Deployments";
+
   private RoleCommands() {}
 
   /** Blocks until the JVM shuts down, then closes what was started, newest first. */
@@ -83,8 +90,10 @@ final class RoleCommands {
     @Mixin RoleOptions.Common common;
     @Mixin RoleOptions.Worker worker;
     @Mixin WorkerTuningOptions tuning;
+    @Mixin VersioningOptions versioningOptions;
 
-    @Option(names = "--embedded-engine", description = "The engine is `onceport engine` (the test server): disable sticky execution.")
+    @Option(names = "--embedded-engine", description = "The engine is `onceport engine` (the test server): disable sticky "
+        + "execution and run unversioned (it has no Worker Deployments).")
     boolean embeddedEngine;
 
     @Option(names = "--metrics-listen", paramLabel = "HOST:PORT",
@@ -100,18 +109,22 @@ final class RoleCommands {
     public Integer call() throws Exception {
       common.validate();
       io.onceport.app.engine.WorkerTuning workerTuning = tuning.tuning();
+      WorkerVersioning versioning = embeddedEngine ? WorkerVersioning.unversioned(EMBEDDED_UNVERSIONED)
+          : versioningOptions.versioning(WorkerVersioning.Current.WHEN_NEW);
       StartupChecks.journalWriterFree(common.data(), worker.journalWriter);
       VaultService vault = worker.openVault(common.data());
       List<AutoCloseable> running = new ArrayList<>();
       Metrics metrics = new Metrics();
       running.add(metrics);
       TemporalConnection connection;
+      WorkerRuntime workerRuntime;
       try {
         common.startTracing("worker", running);
         connection = RoleOptions.connectRetrying(common, common.settings(), embeddedEngine, metrics, "worker");
         running.add(connection);
-        running.add(WorkerRuntime.start(connection, common.taskQueue, common.data(), vault, common.sessionAuthorization,
-            worker.approvalTimeout, worker.journalWriter, workerTuning));
+        workerRuntime = WorkerRuntime.start(connection, common.taskQueue, common.data(), vault, common.sessionAuthorization,
+            worker.approvalTimeout, worker.journalWriter, workerTuning, versioning);
+        running.add(workerRuntime);
         if (metricsListen != null) {
           HostPort at = ServeCommand.parse("--metrics-listen", metricsListen);
           running.add(MetricsServer.start(at.host(), at.port(), metrics,
@@ -123,7 +136,7 @@ final class RoleCommands {
         throw e instanceof CliException ? e : new CliException(e.getMessage());
       }
       spec.commandLine().getOut().println("onceport: worker on task queue " + common.taskQueue + " at Temporal "
-          + connection.describe());
+          + connection.describe() + ", " + workerRuntime.describeVersioning());
       spec.commandLine().getOut().flush();
       runUntilStopped(running);
       return 0;
@@ -139,6 +152,7 @@ final class RoleCommands {
     @Mixin RoleOptions.Frontend frontend;
 
     @Mixin ContractOptions contractOptions;
+    @Mixin VersioningOptions.DeploymentName deployment;
 
     @Override
     public Integer call() throws Exception {
@@ -156,6 +170,7 @@ final class RoleCommands {
         common.startTracing("frontend", running);
         connection = RoleOptions.connectRetrying(common, common.settings(), false, metrics, "frontend");
         running.add(connection);
+        checkWireProtocol(connection, deployment.name);
         front = FrontendRuntime.start(connection, common.taskQueue, common.data(), tools, settings, metrics);
         running.add(front);
       } catch (RuntimeException e) {
@@ -168,6 +183,16 @@ final class RoleCommands {
       spec.commandLine().getOut().flush();
       runUntilStopped(running);
       return 0;
+    }
+
+    /** Refuses to start against current workers of a build this front end cannot work with ({@link WireCompatibility}). */
+    private static void checkWireProtocol(TemporalConnection connection, String deploymentName) {
+      WireCompatibility.Verdict verdict = new WireCompatibility(connection.stubs(), connection.namespace())
+          .check(deploymentName, WireProtocol.CURRENT);
+      if (!verdict.compatible()) {
+        throw new CliException(verdict.message());
+      }
+      LoggerFactory.getLogger("io.onceport.frontend").info("wire protocol: {}", verdict.message());
     }
   }
 }

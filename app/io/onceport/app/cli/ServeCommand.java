@@ -15,6 +15,7 @@ import io.onceport.app.engine.TemporalCliServer;
 import io.onceport.frontend.temporal.TemporalConnection;
 import io.onceport.frontend.temporal.connect.ClientSettings;
 import io.onceport.app.engine.WorkerTuning;
+import io.onceport.app.versioning.WorkerVersioning;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,6 +23,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -74,6 +76,7 @@ public final class ServeCommand implements Callable<Integer> {
   Integer uiPort;
 
   @Mixin WorkerTuningOptions tuning;
+  @Mixin VersioningOptions versioningOptions;
 
   @Mixin ContractOptions contractOptions;
 
@@ -93,7 +96,7 @@ public final class ServeCommand implements Callable<Integer> {
     StartupChecks.journalWriterFree(common.data(), worker.journalWriter);
     VaultService vault = worker.openVault(common.data());
     boolean useCluster = common.temporal.chosen();
-
+    WorkerVersioning versioning = versioningOptions.versioning(useCluster ? WorkerVersioning.Current.WHEN_NEW : WorkerVersioning.Current.ALWAYS);
     List<AutoCloseable> running = new ArrayList<>();
     Metrics metrics = new Metrics();
     LocalEngine local = null;
@@ -107,13 +110,14 @@ public final class ServeCommand implements Callable<Integer> {
           settings = settings.withCodecUiOrigin(local.uiUrl().get());
         }
         temporal = ClientSettings.plaintext(local.target(), common.namespace());
+        versioning = localVersioning(local, versioning, err);
       }
       // Sticky even on an embedded engine: this worker lives and dies with it in this JVM (LocalEngine#nonSticky).
       common.startTracing("serve", running);
       TemporalConnection connection = common.connect(temporal, false, metrics);
       running.add(connection);
       registerSearchAttributes(connection, err);
-      FrontendRuntime front = startRoles(connection, vault, workerTuning, tools, settings, metrics, running);
+      FrontendRuntime front = startRoles(connection, vault, workerTuning, versioning, tools, settings, metrics, running);
       printEndpoint(out, settings, front, tools, connection, local);
     } catch (CliException e) {
       RoleCommands.closeAll(running);
@@ -129,10 +133,13 @@ public final class ServeCommand implements Callable<Integer> {
 
   /** The worker and the front end in this one JVM, each added to {@code running} once started. */
   private FrontendRuntime startRoles(TemporalConnection connection, VaultService vault, WorkerTuning workerTuning,
-      ContractSet tools, FrontendSettings settings, Metrics metrics, List<AutoCloseable> running) {
+      WorkerVersioning versioning, ContractSet tools, FrontendSettings settings, Metrics metrics, List<AutoCloseable> running) {
     WorkerRuntime workerRuntime = WorkerRuntime.start(connection, common.taskQueue, common.data(), vault,
-        common.sessionAuthorization, worker.approvalTimeout, worker.journalWriter, workerTuning);
+        common.sessionAuthorization, worker.approvalTimeout, worker.journalWriter, workerTuning, versioning);
     running.add(workerRuntime);
+    if (versioning.versioned()) {
+      LoggerFactory.getLogger(ServeCommand.class).info("worker: {}", workerRuntime.describeVersioning());
+    }
     // One JVM: the read path may use the worker's vault and journal (a frontend-only process may not).
     FrontendRuntime front = FrontendRuntime.start(connection, common.taskQueue, common.data(), tools, settings, metrics,
         workerRuntime.readAccess());
@@ -200,6 +207,21 @@ public final class ServeCommand implements Callable<Integer> {
           + choice.why() + ")");
     }
     return local;
+  }
+
+  /**
+   * The worker's versioning on the engine serve started: the embedded engine has no Worker
+   * Deployments (said in one line); on the Temporal CLI's server serve is the whole deployment, so
+   * its build becomes current at once — an execution still pinned to an earlier build waits for a
+   * worker of that build (docs/production.md, "Upgrading").
+   */
+  private static WorkerVersioning localVersioning(LocalEngine local, WorkerVersioning versioned, PrintWriter err) {
+    if (local.kind() == LocalEngine.Kind.EMBEDDED) {
+      err.println("onceport: note: " + RoleCommands.EMBEDDED_UNVERSIONED + ": the worker runs unversioned");
+      err.flush();
+      return WorkerVersioning.unversioned(RoleCommands.EMBEDDED_UNVERSIONED);
+    }
+    return versioned;
   }
 
   static LocalEngine.Mode engineMode(String engine) {

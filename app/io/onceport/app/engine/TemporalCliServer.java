@@ -127,6 +127,12 @@ public final class TemporalCliServer implements AutoCloseable {
    */
   public static TemporalCliServer start(Path binary, Path dataDir, String ip, int port, int uiPort, boolean headless,
       String uiCodecEndpoint, Duration timeout) {
+    return start(binary, dataDir, ip, port, uiPort, headless, uiCodecEndpoint, timeout, List.of());
+  }
+
+  /** As above, with server dynamic configuration: each {@code KEY=VALUE} passed as {@code --dynamic-config-value}. */
+  public static TemporalCliServer start(Path binary, Path dataDir, String ip, int port, int uiPort, boolean headless,
+      String uiCodecEndpoint, Duration timeout, List<String> dynamicConfig) {
     Objects.requireNonNull(binary, "binary == null");
     Objects.requireNonNull(dataDir, "dataDir == null");
     Objects.requireNonNull(ip, "ip == null");
@@ -135,6 +141,7 @@ public final class TemporalCliServer implements AutoCloseable {
       int grpcPort = port == 0 ? freePort(ip) : port;
       int webPort = headless ? 0 : uiPort == 0 ? freePort(ip) : uiPort;
       List<String> command = command(binary, dataDir, ip, grpcPort, webPort, headless, uiCodecEndpoint);
+      dynamicConfig.forEach(value -> command.addAll(List.of("--dynamic-config-value", value)));
       try {
         return startOnce(binary, dataDir, ip, grpcPort, webPort, headless, command, timeout);
       } catch (Panicked | PortTaken e) {

@@ -20,6 +20,7 @@ import io.onceport.app.engine.WorkerHost;
 import io.onceport.activity.dispatch.TracedChannel;
 import io.onceport.shared.trace.Tracing;
 import io.onceport.app.engine.WorkerTuning;
+import io.onceport.app.versioning.WorkerVersioning;
 import io.onceport.workflow.contract.ToolContract;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -63,10 +64,18 @@ public final class WorkerRuntime implements AutoCloseable {
     return start(connection, taskQueue, dataDir, vault, sessionPolicy, approvalTimeout, journalWriter, WorkerTuning.DEFAULT);
   }
 
-  /** As above, with the worker's workflow cache and thread bounds. */
+  /** As above, with the worker's workflow cache and thread bounds; unversioned (a worker of a test or bench). */
   public static WorkerRuntime start(
       TemporalConnection connection, String taskQueue, Path dataDir, VaultService vault,
       String sessionPolicy, Duration approvalTimeout, String journalWriter, WorkerTuning tuning) {
+    return start(connection, taskQueue, dataDir, vault, sessionPolicy, approvalTimeout, journalWriter, tuning,
+        WorkerVersioning.unversioned("an in-process worker"));
+  }
+
+  /** As above, as a version of a Worker Deployment or unversioned ({@code worker} and {@code serve}). */
+  public static WorkerRuntime start(
+      TemporalConnection connection, String taskQueue, Path dataDir, VaultService vault,
+      String sessionPolicy, Duration approvalTimeout, String journalWriter, WorkerTuning tuning, WorkerVersioning versioning) {
     Journals journals = Journals.open(dataDir, journalWriter == null ? Journals.defaultWriterId() : journalWriter);
     CredentialResolver credentials = vault == null ? CredentialResolver.NONE : vault;
     io.onceport.activity.mcp.McpUpstreams mcpUpstreams = new io.onceport.activity.mcp.McpUpstreams();
@@ -89,7 +98,7 @@ public final class WorkerRuntime implements AutoCloseable {
     SessionAuthority byDefault = SessionAuthorities.AUTO.equals(sessionPolicy) ? auto : operator;
     AuthorizationActivitiesImpl authorization = new AuthorizationActivitiesImpl(vault, byDefault, approvalTimeout,
         TargetPolicy.allowAll(), policy -> SessionAuthorities.AUTO.equals(policy) ? auto : operator);
-    WorkerHost host = WorkerHost.start(connection, taskQueue, tuning, dispatch, authorization, journals.activities(),
+    WorkerHost host = WorkerHost.start(connection, taskQueue, tuning, versioning, dispatch, authorization, journals.activities(),
         new SessionJournalActivitiesImpl((entry, key) -> journals.sessions().append(entry, key)),
         new OperatorActivitiesImpl(new OperatorRegistry(dataDir)));
     VaultLockWatcher watcher = VaultLockWatcher.start(dataDir, Duration.ofSeconds(1), locked -> {
@@ -107,6 +116,11 @@ public final class WorkerRuntime implements AutoCloseable {
   /** The upstream MCP servers this worker calls (stdio ones are processes it supervises). */
   public io.onceport.activity.mcp.McpUpstreams mcpUpstreams() {
     return mcpUpstreams;
+  }
+
+  /** How the worker runs, for the start-up line (its Worker Deployment version and whether it is current, or unversioned). */
+  public String describeVersioning() {
+    return host.describe();
   }
 
   public Journals journals() {

@@ -11,9 +11,11 @@ import io.onceport.workflow.replay.ReplayPolicy;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.activity.LocalActivityOptions;
 import io.temporal.common.RetryOptions;
+import io.temporal.common.VersioningBehavior;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
+import io.temporal.workflow.WorkflowVersioningBehavior;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -56,7 +58,12 @@ import org.slf4j.Logger;
  * journalled ({@code decision_refused}) with what was presented. The version is asked at the first
  * decision, so an execution no operator touches pays nothing for it.
  *
+ * <p><b>Pinned.</b> A run stays on the Worker Deployment build that started it ({@code PINNED}): a
+ * new build never replays an older build's history.
+ *
  * <p>Executions started before {@link #REPLAY_POLICY_CHANGE} run {@link ToolExecutionV1}, frozen.
+ * Long because: the handlers still delegate to that legacy path, which goes once every deployment
+ * is pinned (issue 26).
  */
 public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
   /** Version 1: the replay policy, state-only handlers, folded journal writes (before it: {@link ToolExecutionV1}). */
@@ -153,6 +160,7 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
   }
 
   @Override
+  @WorkflowVersioningBehavior(VersioningBehavior.PINNED)
   public ExecutionRecord run(ExecutionInput ignored) {
     if (isLegacy()) {
       return legacy.run(ignored);

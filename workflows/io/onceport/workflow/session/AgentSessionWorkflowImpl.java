@@ -10,11 +10,13 @@ import io.onceport.workflow.operator.SignedDecision;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.activity.LocalActivityOptions;
 import io.temporal.common.RetryOptions;
+import io.temporal.common.VersioningBehavior;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.SignalExternalWorkflowException;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
+import io.temporal.workflow.WorkflowVersioningBehavior;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -36,6 +38,10 @@ import org.slf4j.Logger;
  * activity, so the verdict is in history), applies it at most once per statement nonce, and the
  * update returns or fails with the refusal. Histories from before replay the old path: the decision
  * applied as presented.
+ *
+ * <p>Pinned to the Worker Deployment build that started it, like the executions: a session open on
+ * an old build keeps that build from draining until the session ends (its client's DELETE, or
+ * {@link #IDLE_CLOSE} without an event).
  */
 public final class AgentSessionWorkflowImpl implements AgentSessionWorkflow {
   /** A session without any event for this long closes; a new call starts it again, undecided. */
@@ -112,6 +118,7 @@ public final class AgentSessionWorkflowImpl implements AgentSessionWorkflow {
   }
 
   @Override
+  @WorkflowVersioningBehavior(VersioningBehavior.PINNED)
   public SessionRecord run(AgentSessionInput ignored) {
     signedDecisions = Workflow.getVersion(SIGNED_DECISIONS, Workflow.DEFAULT_VERSION, 1) == 1;
     while (true) {

@@ -53,6 +53,19 @@ public final class McpClient {
     return session;
   }
 
+  /** DELETE /mcp: ends the MCP session (and the agent session's workflow with it). */
+  public void endSession() throws IOException, InterruptedException {
+    HttpRequest.Builder b = HttpRequest.newBuilder(endpoint).timeout(Duration.ofSeconds(30)).DELETE()
+        .header("Mcp-Session-Id", session);
+    if (token != null) {
+      b.header("Authorization", "Bearer " + token);
+    }
+    HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    if (r.statusCode() / 100 != 2) {
+      throw new IOException("DELETE /mcp answered " + r.statusCode() + ": " + r.body());
+    }
+  }
+
   public static String callBody(Object id, String tool, JsonNode arguments) {
     ObjectNode req = JSON.createObjectNode().put("jsonrpc", "2.0").put("method", "tools/call");
     req.set("id", JSON.valueToTree(id));
