@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Random;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,6 +37,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class DeploymentRouting {
   private static final Logger LOG = LoggerFactory.getLogger(DeploymentRouting.class);
+  /** Jitter for the pauses between asks: workers started together should not ask together again. */
+  private static final Random RANDOM = new Random();
   /** How long a worker waits for the server to list its new version (on the dev server: about a second). */
   public static final Duration REGISTRATION_WAIT = Duration.ofSeconds(60);
 
@@ -58,7 +61,11 @@ public final class DeploymentRouting {
 
   /**
    * Waits until the deployment lists this worker's version, then makes it current when its policy
-   * says so. Never fails the worker: a version that is not current yet only waits for the operator.
+   * says so. Never fails the worker over the deployment's routing: a version that is not current
+   * yet only waits for the operator. The server rate-limits requests to one deployment (workers
+   * starting together see {@code RESOURCE_EXHAUSTED}) and two workers may set the routing at once
+   * ({@code FAILED_PRECONDITION} on the conflict token): both are asked again, within {@code wait}.
+   * A server without Worker Deployments fails the worker with a message naming the fix.
    */
   public Joined join(WorkerVersioning versioning, String taskQueue, Duration wait) throws InterruptedException {
     if (!versioning.versioned()) {
@@ -66,12 +73,14 @@ public final class DeploymentRouting {
     }
     String name = versioning.deploymentName();
     String build = versioning.buildId();
-    Optional<DescribeWorkerDeploymentResponse> described = awaitListed(name, build, wait);
+    long deadline = System.nanoTime() + wait.toNanos();
+    Optional<DescribeWorkerDeploymentResponse> described = awaitListed(name, build, deadline);
     if (described.isEmpty()) {
       return new Joined(false, null, "not yet listed by the server after " + wait.toSeconds() + " s; " + howToMakeCurrent(name, build));
     }
-    publishWireProtocol(versioning);
-    for (int attempt = 0; attempt < 3; attempt++) {
+    publishWireProtocol(versioning, deadline);
+    long pause = 100;
+    while (true) {
       DescribeWorkerDeploymentResponse d = described.get();
       String currentBuild = currentBuildId(d.getWorkerDeploymentInfo());
       if (build.equals(currentBuild)) {
@@ -90,24 +99,47 @@ public final class DeploymentRouting {
         return new Joined(true, build, currentBuild == null ? "current (made current: a new deployment)"
             : "current (made current by serve; build " + currentBuild + " was)");
       } catch (StatusRuntimeException e) {
-        if (e.getStatus().getCode() != Status.Code.FAILED_PRECONDITION && e.getStatus().getCode() != Status.Code.ABORTED) {
-          throw e;
+        if (!askAgain(e) || System.nanoTime() > deadline) {
+          return new Joined(false, currentBuild, "not current: the server did not let it be made current (" + e.getStatus().getCode()
+              + ": " + e.getStatus().getDescription() + "); " + howToMakeCurrent(name, build));
         }
-        // Another worker changed the routing at the same moment: read it again and decide again.
-        described = Optional.of(describe(name));
+      }
+      Thread.sleep(pause + RANDOM.nextInt((int) pause));
+      pause = Math.min(2000, pause * 2);
+      // Another worker changed the routing, or the server was busy: read it again and decide again.
+      described = awaitListed(name, build, deadline);
+      if (described.isEmpty()) {
+        return new Joined(false, null, "not listed by the server after " + wait.toSeconds() + " s; " + howToMakeCurrent(name, build));
       }
     }
-    return new Joined(false, currentBuildId(described.get().getWorkerDeploymentInfo()),
-        "not current: the deployment's routing kept changing; " + howToMakeCurrent(name, build));
   }
 
-  /** What front ends of other builds read before they start executions here ({@link WireCompatibility}); a refusal is only logged. */
-  private void publishWireProtocol(WorkerVersioning versioning) {
-    try {
-      new WireCompatibility(stubs, namespace).publish(versioning, WireCompatibility.Published.thisBuild(), identity);
-    } catch (StatusRuntimeException e) {
-      LOG.warn("cannot publish the wire protocol on {} ({}): front ends of other builds will not check it", versioning,
-          e.getStatus().getCode());
+  /** Whether a refused request is worth asking again: the server was busy, or the routing changed under it. */
+  private static boolean askAgain(StatusRuntimeException e) {
+    Status.Code code = e.getStatus().getCode();
+    return code == Status.Code.RESOURCE_EXHAUSTED || code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED
+        || code == Status.Code.FAILED_PRECONDITION || code == Status.Code.ABORTED;
+  }
+
+  /**
+   * What front ends of other builds read before they start executions here ({@link
+   * WireCompatibility}); asked again while the server is busy, and a refusal is only logged.
+   */
+  private void publishWireProtocol(WorkerVersioning versioning, long deadline) throws InterruptedException {
+    long pause = 100;
+    while (true) {
+      try {
+        new WireCompatibility(stubs, namespace).publish(versioning, WireCompatibility.Published.thisBuild(), identity);
+        return;
+      } catch (StatusRuntimeException e) {
+        if (!askAgain(e) || System.nanoTime() > deadline) {
+          LOG.warn("cannot publish the wire protocol on {} ({}): front ends of other builds will not check it", versioning,
+              e.getStatus().getCode());
+          return;
+        }
+      }
+      Thread.sleep(pause + RANDOM.nextInt((int) pause));
+      pause = Math.min(2000, pause * 2);
     }
   }
 
@@ -145,8 +177,8 @@ public final class DeploymentRouting {
     return null;
   }
 
-  private Optional<DescribeWorkerDeploymentResponse> awaitListed(String name, String build, Duration wait) throws InterruptedException {
-    long deadline = System.nanoTime() + wait.toNanos();
+  /** The deployment once it lists {@code build}, or empty at {@code deadline} (System.nanoTime). */
+  private Optional<DescribeWorkerDeploymentResponse> awaitListed(String name, String build, long deadline) throws InterruptedException {
     long pause = 100;
     while (true) {
       try {
@@ -161,15 +193,15 @@ public final class DeploymentRouting {
           throw new IllegalStateException("this Temporal server has no Worker Deployments (the embedded engine, or a server "
               + "before 1.28): run the worker with --embedded-engine on `onceport engine`, or upgrade the server", e);
         }
-        if (e.getStatus().getCode() != Status.Code.NOT_FOUND) {
+        // NOT_FOUND: no deployment until the server has seen its first poller; the others: busy, ask again.
+        if (e.getStatus().getCode() != Status.Code.NOT_FOUND && !askAgain(e)) {
           throw e;
         }
-        // The deployment does not exist until the server has seen its first poller.
       }
       if (System.nanoTime() > deadline) {
         return Optional.empty();
       }
-      Thread.sleep(pause);
+      Thread.sleep(pause + RANDOM.nextInt((int) pause));
       pause = Math.min(1000, pause * 2);
     }
   }
