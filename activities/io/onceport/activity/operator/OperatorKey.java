@@ -118,6 +118,22 @@ public final class OperatorKey {
     return new SignedDecision(json, Base64.getEncoder().encodeToString(signer.generateSignature()));
   }
 
+  /**
+   * Signs {@code text} as it is (base64 Ed25519 signature), for statements that are not decisions:
+   * the codec server's sign-in links. Callers put a domain prefix in {@code text} so that it can never
+   * be taken for a decision statement (canonical JSON).
+   */
+  public String signText(String text) {
+    if (text.startsWith("{")) {
+      throw new IllegalArgumentException("a text statement must not look like a decision statement (JSON)");
+    }
+    Ed25519Signer signer = new Ed25519Signer();
+    signer.init(true, privateKey);
+    byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+    signer.update(bytes, 0, bytes.length);
+    return Base64.getEncoder().encodeToString(signer.generateSignature());
+  }
+
   /** True when {@code signature} (base64) is this public key's Ed25519 signature over {@code statement}. */
   public static boolean verify(byte[] publicKey, String statement, String signature) {
     byte[] sig;

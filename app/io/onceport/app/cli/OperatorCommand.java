@@ -26,7 +26,7 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 /**
- * {@code onceport operator add|list|remove|rotate|codec-token|sign}: the people whose decisions
+ * {@code onceport operator add|list|remove|rotate|codec-token|codec-link|sign}: the people whose decisions
  * workers accept. An operator is an Ed25519 key pair: the private key stays with the operator (a
  * 0600 file under their own configuration directory), the public key is registered in the data
  * directory where workers read it ({@code operators.json}). Agent tokens are a separate registry and
@@ -39,7 +39,7 @@ import picocli.CommandLine.Model.CommandSpec;
         "The private key stays with the operator; workers know only the public key (<data>/operators.json)."},
     subcommands = {
       OperatorAddCommand.class, OperatorCommand.Keygen.class, OperatorCommand.ListOperators.class, OperatorCommand.Remove.class,
-      OperatorCommand.Rotate.class, OperatorCommand.CodecToken.class, OperatorCommand.Sign.class})
+      OperatorCommand.Rotate.class, OperatorCommand.CodecToken.class, CodecLinkCommand.class, OperatorCommand.Sign.class})
 public final class OperatorCommand implements Runnable {
   private static final ObjectMapper JSON = new ObjectMapper();
 

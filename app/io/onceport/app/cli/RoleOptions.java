@@ -233,9 +233,13 @@ final class RoleOptions {
         description = "Temporal UI origin allowed to call the codec server (/codec/encode, /codec/decode) with CORS (repeatable).")
     List<String> codecUiOrigins = new ArrayList<>();
 
-    @Option(names = "--codec-auth", paramLabel = "token|none", defaultValue = "token",
-        description = "Codec server authentication: an operator's codec token (`onceport operator codec-token`; agent tokens are never accepted) "
-            + "or none (default: ${DEFAULT-VALUE}; 'none' only on a private network).")
+    /**
+     * Kept so that scripts passing {@code token} still start. {@code none} is refused: it never let
+     * a request without a bearer token through, and an open codec server would decode every payload
+     * for whoever reaches the port; an operator signs in once instead ({@code CodecSignIn}).
+     */
+    @Option(names = "--codec-auth", paramLabel = "token", defaultValue = "token", hidden = true,
+        description = "Deprecated: the codec server always needs an operator (a signed-in browser or an operator's codec token).")
     String codecAuth;
 
     /** The config file's {@code auth:} section, or null. */
@@ -254,8 +258,12 @@ final class RoleOptions {
         throw new CliException("--listen " + mcp + " is not a loopback address: name the host names clients use to reach it "
             + "with --allowed-host (repeatable, e.g. --allowed-host mcp.example.com); any other Host header is refused");
       }
-      if (!codecAuth.equals("token") && !codecAuth.equals("none")) {
-        throw new CliException("--codec-auth must be 'token' or 'none', not '" + codecAuth + "'");
+      if (codecAuth.equals("none")) {
+        throw new CliException("--codec-auth none was removed: reaching the port never decodes anything; sign in once with the "
+            + "link serve prints, or `onceport operator codec-link` (docs/production.md, \"Codec server\")");
+      }
+      if (!codecAuth.equals("token")) {
+        throw new CliException("--codec-auth must be 'token' (the default), not '" + codecAuth + "'");
       }
       if (callWait.isNegative()) {
         throw new CliException("--call-wait must not be negative");

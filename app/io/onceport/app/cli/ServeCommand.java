@@ -9,7 +9,9 @@ import io.onceport.app.runtime.FrontendSettings;
 import io.onceport.app.runtime.HostPort;
 import io.onceport.app.runtime.StartupChecks;
 import io.onceport.app.runtime.WorkerRuntime;
+import io.onceport.app.codec.CodecSignIn;
 import io.onceport.app.engine.LocalEngine;
+import io.onceport.app.engine.UiGateway;
 import io.onceport.app.engine.TemporalCliInstaller;
 import io.onceport.app.engine.TemporalCliServer;
 import io.onceport.frontend.temporal.TemporalConnection;
@@ -167,7 +169,27 @@ public final class ServeCommand implements Callable<Integer> {
     HealthChecks.Report ready = front.awaitReady(READY_WITHIN);
     out.printf("onceport: MCP endpoint http://%s:%d/mcp, engine %s — %s%n",
         mcp.host().contains(":") ? "[" + mcp.host() + "]" : mcp.host(), front.port(), engineWord, ready.summary());
+    printSignIn(out, settings, local);
     out.flush();
+  }
+
+  /** How long the sign-in link serve prints can be used (once). */
+  static final Duration SIGN_IN_LINK = Duration.ofHours(24);
+
+  /**
+   * The Temporal UI's one-step sign-in, as a notebook server prints its link: opened once, the
+   * browser holds the codec server's session cookie and the UI shows decoded payloads
+   * ({@code CodecSignIn}); only whoever reads this output (or holds the data dir) has it.
+   */
+  private void printSignIn(PrintWriter out, FrontendSettings settings, LocalEngine local) {
+    if (local == null || local.uiUrl().isEmpty() || codecEndpoint(settings) == null) {
+      return;
+    }
+    String ui = local.uiUrl().get();
+    String ticket = CodecSignIn.forDataDir(common.data()).mintLocal(SIGN_IN_LINK);
+    out.println("onceport: Temporal UI " + ui + " — sign in once to see decoded payloads (one use, within 24 h; a new link: "
+        + "onceport operator codec-link --data " + common.data() + " --url " + ui + UiGateway.CODEC_PATH + "):");
+    out.println("  " + ui + UiGateway.CODEC_PATH + "/sign-in?ticket=" + ticket + "&next=/namespaces/" + common.namespace() + "/workflows");
   }
 
   /**

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.protobuf.ByteString;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
+import io.javalin.http.HttpStatus;
 import io.javalin.router.JavalinDefaultRoutingApi;
 import io.onceport.frontend.mcp.HostOriginPolicy;
 import io.temporal.api.common.v1.Payload;
@@ -16,29 +17,40 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The Temporal codec-server HTTP protocol over Onceport's payload codec, so the Temporal UI and CLI
  * show decrypted payloads: {@code POST <prefix>/encode} and {@code POST <prefix>/decode}, body and
  * answer {@code {"payloads":[{"metadata":{"k":"<base64>"},"data":"<base64>"}]}} (proto3 JSON of
- * {@code Payloads}). The browser calls it directly from the UI's origin, so the routes answer CORS
- * preflights for the configured UI origins. Every POST needs {@code Authorization: Bearer <token>}
- * accepted by the {@link CodecAuthorizer}: whoever can call decode can read every argument and
- * response in history. Registered on the front end's listener, the routes get its Host and Origin
- * checks (DNS rebinding), with the UI origins allowed ({@code McpConfig.extraRouteOrigins}).
+ * {@code Payloads}). Whoever can call decode can read every argument and response in history, so
+ * every POST needs an operator: a browser signed in with a one-time link ({@code GET
+ * <prefix>/sign-in?ticket=…}, which sets the short-lived HttpOnly cookie of {@link CodecSignIn}), or
+ * {@code Authorization: Bearer <token>} accepted by the {@link CodecAuthorizer} (the CLI's operator
+ * codec token). Reaching the port or sending an allowed {@code Origin} never decodes anything by
+ * itself, and a cookie alone authorizes only a JSON request (no form another page could post).
+ *
+ * <p>The browser calls it from the UI's origin: the routes answer CORS preflights for the configured
+ * UI origins, with credentials, and for no other origin. Registered on the front end's listener,
+ * the routes get its Host and Origin checks (DNS rebinding), with the UI origins allowed
+ * ({@code McpConfig.extraRouteOrigins}).
  */
 public final class CodecServer {
   public static final String DEFAULT_PREFIX = "/codec";
   static final String ALLOW_HEADERS = "Content-Type, Authorization, X-Namespace";
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Logger LOG = LoggerFactory.getLogger(CodecServer.class);
 
   private final PayloadCodec codec;
   private final CodecAuthorizer authorizer;
   private final List<String> uiOrigins;
   private final String prefix;
+  private final CodecSignIn signIn;
 
   /**
    * @param uiOrigins the Temporal UI origins allowed by CORS, e.g. {@code http://127.0.0.1:8080} and
@@ -48,6 +60,12 @@ public final class CodecServer {
    *     {@code http(s)://<front end><prefix>}
    */
   public CodecServer(PayloadCodec codec, CodecAuthorizer authorizer, List<String> uiOrigins, String prefix) {
+    this(codec, authorizer, uiOrigins, prefix, null);
+  }
+
+  /** As above, with browser sign-in ({@code signIn}; null: bearer tokens only). */
+  public CodecServer(PayloadCodec codec, CodecAuthorizer authorizer, List<String> uiOrigins, String prefix, CodecSignIn signIn) {
+    this.signIn = signIn;
     this.codec = Objects.requireNonNull(codec, "codec == null");
     this.authorizer = Objects.requireNonNull(authorizer, "authorizer == null");
     this.uiOrigins = Objects.requireNonNull(uiOrigins, "uiOrigins == null").stream()
@@ -68,6 +86,7 @@ public final class CodecServer {
       routes.options(base + "/encode", this::preflight);
       routes.options(base + "/decode", this::preflight);
     }
+    routes.get(prefix + "/sign-in", this::signIn);
   }
 
   /**
@@ -108,14 +127,58 @@ public final class CodecServer {
     ctx.header("Vary", "Origin");
   }
 
+  /**
+   * Redeems a one-time sign-in link: sets the session cookie and sends the browser on to {@code
+   * next} (a path on this host, e.g. the UI's workflow list when the UI serves this codec server on
+   * its own origin) or to a page naming who signed in and until when.
+   */
+  private void signIn(Context ctx) {
+    ctx.header("Cache-Control", "no-store");
+    ctx.header("Referrer-Policy", "no-referrer"); // the ticket never leaves in a Referer
+    if (signIn == null) {
+      error(ctx, 404, "browser sign-in is not enabled on this codec server");
+      return;
+    }
+    CodecSignIn.Who who;
+    try {
+      who = signIn.redeem(ctx.queryParam("ticket"));
+    } catch (CodecSignIn.Refused e) {
+      ctx.status(401).contentType("text/plain; charset=utf-8").result("Not signed in: " + e.getMessage() + "\n");
+      return;
+    }
+    boolean secure = "https".equalsIgnoreCase(ctx.scheme()) || "https".equalsIgnoreCase(ctx.header("X-Forwarded-Proto"));
+    // Over https a Temporal UI on another site (Temporal Cloud) may send it; on http only same-site pages can.
+    ctx.header("Set-Cookie", CodecSignIn.COOKIE + "=" + signIn.cookie(who) + "; Path=" + prefix + "; Max-Age="
+        + CodecSignIn.SESSION.toSeconds() + "; HttpOnly; " + (secure ? "Secure; SameSite=None" : "SameSite=Strict"));
+    LOG.info("codec server: {} signed in until {}", who.subject(), who.until());
+    String next = ctx.queryParam("next");
+    if (next != null && next.startsWith("/") && !next.startsWith("//") && !next.contains("\\")) {
+      ctx.redirect(next, HttpStatus.SEE_OTHER);
+      return;
+    }
+    ctx.contentType("text/plain; charset=utf-8").result("Signed in to Onceport's codec server as " + who.subject() + " until "
+        + who.until() + ".\nThe Temporal UI" + (uiOrigins.isEmpty() ? "" : " at " + String.join(", ", uiOrigins))
+        + " now shows decoded payloads in this browser.\n");
+  }
+
   private void convert(Context ctx, Function<List<Payload>, List<Payload>> conversion) {
     cors(ctx);
     String authorization = ctx.header("Authorization");
     String token = authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)
         ? authorization.substring(7).strip() : "";
-    if (token.isEmpty() || !authorizer.allowed(token)) {
+    if (!token.isEmpty()) {
+      if (!authorizer.allowed(token)) {
+        ctx.header("WWW-Authenticate", "Bearer");
+        error(ctx, 401, "token not allowed to use the codec server");
+        return;
+      }
+    } else if (signIn == null || signIn.session(ctx.cookie(CodecSignIn.COOKIE)).isEmpty()) {
       ctx.header("WWW-Authenticate", "Bearer");
-      error(ctx, 401, token.isEmpty() ? "missing bearer token" : "token not allowed to use the codec server");
+      error(ctx, 401, "not signed in: open a sign-in link (the one serve prints, or `onceport operator codec-link`) "
+          + "or send an operator's codec token (`onceport operator codec-token`)");
+      return;
+    } else if (!String.valueOf(ctx.contentType()).toLowerCase(Locale.ROOT).startsWith("application/json")) {
+      error(ctx, 415, "a signed-in browser's codec request must be application/json");
       return;
     }
     List<Payload> payloads;

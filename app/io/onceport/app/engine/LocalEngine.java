@@ -2,9 +2,11 @@ package io.onceport.app.engine;
 
 import io.onceport.frontend.temporal.TemporalConnection;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.URI;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -147,13 +149,15 @@ public final class LocalEngine implements AutoCloseable {
   private final TemporalCliServer cli;
   private final Path database;
   private final String uiNote;
+  private final UiGateway gateway;
 
-  private LocalEngine(Choice choice, EmbeddedEngine embedded, TemporalCliServer cli, Path database, String uiNote) {
+  private LocalEngine(Choice choice, EmbeddedEngine embedded, TemporalCliServer cli, Path database, String uiNote, UiGateway gateway) {
     this.choice = choice;
     this.embedded = embedded;
     this.cli = cli;
     this.database = database;
     this.uiNote = uiNote;
+    this.gateway = gateway;
   }
 
   /**
@@ -167,7 +171,7 @@ public final class LocalEngine implements AutoCloseable {
     Objects.requireNonNull(choice, "choice == null");
     Objects.requireNonNull(settings, "settings == null");
     if (choice.kind() == Kind.EMBEDDED) {
-      return new LocalEngine(choice, EmbeddedEngine.start(settings.ip(), settings.port()), null, null, "");
+      return new LocalEngine(choice, EmbeddedEngine.start(settings.ip(), settings.port()), null, null, "", null);
     }
     Path data = settings.dataDir().toAbsolutePath().normalize();
     Path database = data.resolve("temporal.db");
@@ -198,9 +202,39 @@ public final class LocalEngine implements AutoCloseable {
         uiNote = " (port " + DEFAULT_UI_PORT + " was taken)";
       }
     }
-    TemporalCliServer server = TemporalCliServer.start(choice.binary().orElseThrow(), data, settings.ip(), settings.port(), ui,
-        settings.headless(), settings.uiCodecEndpoint(), settings.startTimeout());
-    return new LocalEngine(choice, null, server, database, uiNote);
+    if (settings.headless() || settings.uiCodecEndpoint() == null) {
+      TemporalCliServer server = TemporalCliServer.start(choice.binary().orElseThrow(), data, settings.ip(), settings.port(), ui,
+          settings.headless(), settings.uiCodecEndpoint(), settings.startTimeout());
+      return new LocalEngine(choice, null, server, database, uiNote, null);
+    }
+    return withUiGateway(choice, settings, data, database, ui == 0 ? freePort(settings.ip()) : ui, uiNote);
+  }
+
+  /**
+   * The Temporal CLI's UI on a port of its own behind a {@link UiGateway} on the UI's port, which
+   * serves the codec server on the UI's origin: the UI's codec endpoint is {@code
+   * http://<ui>/codec}, so an operator's sign-in cookie reaches it without any UI setting.
+   */
+  private static LocalEngine withUiGateway(Choice choice, Settings settings, Path data, Path database, int uiPort, String uiNote) {
+    String codecOnUiOrigin = "http://" + settings.ip() + ":" + uiPort + UiGateway.CODEC_PATH;
+    TemporalCliServer server = TemporalCliServer.start(choice.binary().orElseThrow(), data, settings.ip(), settings.port(), 0,
+        false, codecOnUiOrigin, settings.startTimeout());
+    try {
+      UiGateway gateway = UiGateway.start(settings.ip(), uiPort, URI.create(server.uiUrl().orElseThrow()),
+          URI.create(settings.uiCodecEndpoint()));
+      return new LocalEngine(choice, null, server, database, uiNote, gateway);
+    } catch (RuntimeException e) {
+      server.close();
+      throw new IllegalStateException("cannot start the Temporal UI on " + settings.ip() + ":" + uiPort + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static int freePort(String ip) {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName(ip))) {
+      return s.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException("no free port on " + ip + ": " + e.getMessage(), e);
+    }
   }
 
   /**
@@ -279,6 +313,9 @@ public final class LocalEngine implements AutoCloseable {
 
   /** The Temporal UI (temporal-cli, not headless). */
   public Optional<String> uiUrl() {
+    if (gateway != null) {
+      return Optional.of("http://" + cli.target().replaceAll(":\\d+$", "") + ":" + gateway.port());
+    }
     return cli == null ? Optional.empty() : cli.uiUrl();
   }
 
@@ -307,6 +344,9 @@ public final class LocalEngine implements AutoCloseable {
 
   @Override
   public void close() {
+    if (gateway != null) {
+      gateway.close();
+    }
     if (cli != null) {
       cli.close();
     }

@@ -14,6 +14,7 @@ import io.onceport.frontend.auth.Authenticator;
 import io.onceport.frontend.auth.oauth.OAuthAuthenticator;
 import io.onceport.frontend.auth.oauth.ProtectedResourceMetadata;
 import io.onceport.app.codec.CodecServer;
+import io.onceport.app.codec.CodecSignIn;
 import io.onceport.frontend.contract.ContractSet;
 import io.onceport.frontend.fingerprint.ArgumentValidator;
 import io.onceport.frontend.fingerprint.FingerprintKey;
@@ -97,12 +98,13 @@ public final class FrontendRuntime implements AutoCloseable {
         connection, directory, taskQueue, preparation, frontEndId(), metrics);
     AgentRegistry agents = new AgentRegistry(dataDir);
     Readiness readiness = new Readiness(checks(connection, taskQueue, dataDir, contracts));
-    // The codec server answers operators only (a codec token derived from an operator key, see
-    // OperatorRegistry); agent tokens are never accepted. Its /decode shows plain payloads as they are.
+    // The codec server answers operators only: a browser signed in with a one-time link (CodecSignIn),
+    // or a codec token derived from an operator key (OperatorRegistry); agent tokens are never accepted.
+    // Its /decode shows plain payloads as they are.
     OperatorRegistry operators = new OperatorRegistry(dataDir);
     CodecServer codec = new CodecServer(AesGcmPayloadCodec.forDisplay(KeyRing.loadOrCreate(dataDir)),
-        token -> !settings.codecAuth() || operators.authenticateCodecToken(token).isPresent(),
-        settings.codecUiOrigins(), CodecServer.DEFAULT_PREFIX);
+        token -> operators.authenticateCodecToken(token).isPresent(), settings.codecUiOrigins(), CodecServer.DEFAULT_PREFIX,
+        CodecSignIn.forDataDir(dataDir));
     OpsRoutes ops = new OpsRoutes(metrics, readiness);
     McpServer[] bound = new McpServer[1];
     OAuthAuthenticator oauth = oauth(settings, agents, bound);

@@ -101,6 +101,8 @@ class ComposeFileTest {
   void theUiDecodesThroughTheFrontEndCodecServer() {
     String endpoint = services.get("temporal-ui").get("environment").get("TEMPORAL_CODEC_ENDPOINT").asText();
     assertEquals("http://127.0.0.1:${ONCEPORT_PORT:-8765}/codec", endpoint);
+    // The operator's sign-in cookie goes with the UI's codec requests (CodecSignIn).
+    assertEquals("true", services.get("temporal-ui").get("environment").get("TEMPORAL_CODEC_INCLUDE_CREDENTIALS").asText());
     assertEquals("127.0.0.1:${ONCEPORT_PORT:-8765}:8765", services.get("frontend").get("ports").get(0).asText());
   }
 

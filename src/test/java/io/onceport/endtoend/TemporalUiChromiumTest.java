@@ -87,13 +87,14 @@ class TemporalUiChromiumTest {
     }
   }
 
-  /** The UI's settings name this front end's codec server, and the codec server allows the UI's origin. */
+  /** The UI's settings name the codec server on the UI's origin, and the front end's codec server allows the UI's origin. */
   private static void assertUiDecodesThroughTheCodecServer(int uiPort, int mcpPort) throws Exception {
     java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
     var settings = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + uiPort + "/api/v1/settings"))
         .timeout(Duration.ofSeconds(10)).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
     assertEquals(200, settings.statusCode(), settings.body());
-    assertEquals("http://127.0.0.1:" + mcpPort + "/codec", JSON.readTree(settings.body()).at("/Codec/Endpoint").asText(), settings.body());
+    // The UI's own origin: serve's UI gateway serves the codec server there, so the sign-in cookie reaches it.
+    assertEquals("http://127.0.0.1:" + uiPort + "/codec", JSON.readTree(settings.body()).at("/Codec/Endpoint").asText(), settings.body());
     String origin = "http://127.0.0.1:" + uiPort;
     var preflight = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + mcpPort + "/codec/decode"))
         .method("OPTIONS", java.net.http.HttpRequest.BodyPublishers.noBody()).header("Origin", origin)

@@ -102,7 +102,8 @@ class CodecServerTest {
     HttpResponse<String> response = post("/decode", CodecServer.render(List.of(encrypted)), null);
 
     assertEquals(401, response.statusCode());
-    assertEquals("{\"error\":\"missing bearer token\"}", response.body());
+    assertEquals("{\"error\":\"not signed in: open a sign-in link (the one serve prints, or `onceport operator codec-link`) or send "
+        + "an operator's codec token (`onceport operator codec-token`)\"}", response.body());
     assertEquals(Optional.of("Bearer"), response.headers().firstValue("WWW-Authenticate"));
     assertFalse(response.body().contains("secret"));
   }
