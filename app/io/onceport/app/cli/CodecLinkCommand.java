@@ -4,7 +4,6 @@ import io.onceport.app.codec.CodecSignIn;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Instant;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -20,7 +19,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "codec-link", mixinStandardHelpOptions = true,
     description = {"Print a one-time link that signs your browser in to the codec server: opened once (within 10 minutes), "
         + "the Temporal UI shows decoded payloads in that browser for an hour.",
-        "Signed with your operator key, or, with --data, with the deployment's own keys (whoever holds the data dir)."})
+        "Signed with your operator key, or, with --local, with the deployment's own keys (whoever holds the data dir)."})
 final class CodecLinkCommand implements Runnable {
   @Spec CommandSpec spec;
   @Mixin OperatorKeyOptions key;
@@ -30,9 +29,11 @@ final class CodecLinkCommand implements Runnable {
           + "(default: ${DEFAULT-VALUE}).")
   String url;
 
-  @Option(names = "--data", paramLabel = "DIR",
-      description = "Make the link with this data directory's keys instead of an operator key (a serve on this machine).")
-  Path data;
+  @Option(names = "--local",
+      description = "Make the link with the data directory's keys (--data) instead of an operator key: a serve on this machine.")
+  boolean local;
+
+  @Mixin DataOptions data;
 
   @Option(names = "--next", paramLabel = "PATH", description = "Where the browser goes after signing in, a path on the endpoint's "
       + "host (e.g. /namespaces/default/workflows on serve's UI).")
@@ -48,11 +49,11 @@ final class CodecLinkCommand implements Runnable {
       throw new CliException("--next must be a path on the endpoint's host, starting with one '/', not '" + next + "'");
     }
     String ticket;
-    if (data != null) {
-      if (!Files.isDirectory(data.resolve("keys"))) {
-        throw new CliException("--data " + data + " has no keys directory: not an Onceport data directory");
+    if (local) {
+      if (!Files.isDirectory(data.data().resolve("keys"))) {
+        throw new CliException("--data " + data.data() + " has no keys directory: not an Onceport data directory");
       }
-      ticket = CodecSignIn.forDataDir(data).mintLocal(CodecSignIn.LINK);
+      ticket = CodecSignIn.forDataDir(data.data()).mintLocal(CodecSignIn.LINK);
     } else {
       ticket = CodecSignIn.mintOperator(key.load(), Instant.now(), CodecSignIn.LINK);
     }

@@ -112,7 +112,7 @@ public final class ServeCommand implements Callable<Integer> {
           settings = settings.withCodecUiOrigin(local.uiUrl().get());
         }
         temporal = ClientSettings.plaintext(local.target(), common.namespace());
-        versioning = localVersioning(local, versioning, err);
+        versioning = localVersioning(local, versioning);
       }
       // Sticky even on an embedded engine: this worker lives and dies with it in this JVM (LocalEngine#nonSticky).
       common.startTracing("serve", running);
@@ -161,7 +161,9 @@ public final class ServeCommand implements Callable<Integer> {
     String engineWord = local == null ? "Temporal at " + connection.target()
         : local.kind() == LocalEngine.Kind.EMBEDDED ? "embedded (in memory)" : "temporal-cli (durable)";
     if (local != null) {
-      out.println("onceport: engine " + local.describe());
+      // The embedded engine has no Worker Deployments: said on the engine's line, not a line of its own.
+      out.println("onceport: engine " + local.describe()
+          + (local.kind() == LocalEngine.Kind.EMBEDDED ? "; " + RoleCommands.EMBEDDED_UNVERSIONED + ": the worker runs unversioned" : ""));
     }
     out.printf("onceport: %d tools from %s, Temporal %s (namespace %s, %s, task queue %s), session authorization %s, data %s%n",
         tools.size(), frontend.contracts, connection.target(), connection.namespace(), connection.settings().auth().label(),
@@ -188,7 +190,7 @@ public final class ServeCommand implements Callable<Integer> {
     String ui = local.uiUrl().get();
     String ticket = CodecSignIn.forDataDir(common.data()).mintLocal(SIGN_IN_LINK);
     out.println("onceport: Temporal UI " + ui + " — sign in once to see decoded payloads (one use, within 24 h; a new link: "
-        + "onceport operator codec-link --data " + common.data() + " --url " + ui + UiGateway.CODEC_PATH + "):");
+        + "onceport operator codec-link --local --data " + common.data() + " --url " + ui + UiGateway.CODEC_PATH + "):");
     out.println("  " + ui + UiGateway.CODEC_PATH + "/sign-in?ticket=" + ticket + "&next=/namespaces/" + common.namespace() + "/workflows");
   }
 
@@ -237,10 +239,8 @@ public final class ServeCommand implements Callable<Integer> {
    * its build becomes current at once — an execution still pinned to an earlier build waits for a
    * worker of that build (docs/production.md, "Upgrading").
    */
-  private static WorkerVersioning localVersioning(LocalEngine local, WorkerVersioning versioned, PrintWriter err) {
+  private static WorkerVersioning localVersioning(LocalEngine local, WorkerVersioning versioned) {
     if (local.kind() == LocalEngine.Kind.EMBEDDED) {
-      err.println("onceport: note: " + RoleCommands.EMBEDDED_UNVERSIONED + ": the worker runs unversioned");
-      err.flush();
       return WorkerVersioning.unversioned(RoleCommands.EMBEDDED_UNVERSIONED);
     }
     return versioned;

@@ -35,7 +35,7 @@ import javax.crypto.spec.SecretKeySpec;
  * <ul>
  *   <li>{@code l} (local): signed with a key derived from the deployment's fingerprint key in
  *       {@code <data>/keys} — minted by {@code serve} at start and by {@code onceport operator
- *       codec-link --data DIR}. Whoever holds the data directory holds the payload keys already, so
+ *       codec-link --local}. Whoever holds the data directory holds the payload keys already, so
  *       this grants nothing new; the subject is {@code local}.
  *   <li>{@code o} (operator): signed with a registered operator's Ed25519 key ({@code onceport
  *       operator codec-link --operator NAME}), verified against {@code <data>/operators.json}: an

@@ -123,7 +123,7 @@ public final class TemporalCliServer implements AutoCloseable {
    * @param dataDir holds {@code temporal.db} (the server's state) and {@code temporal-server.log}
    * @param port gRPC port; 0 picks a free one
    * @param uiPort Temporal UI port; 0 picks a free one; ignored when {@code headless}
-   * @param uiCodecEndpoint the codec server the UI calls (e.g. {@code http://127.0.0.1:8765/codec}), or null
+   * @param uiCodecEndpoint the codec server the UI calls (e.g. {@code http://127.0.0.1:8233/codec}), or null
    */
   public static TemporalCliServer start(Path binary, Path dataDir, String ip, int port, int uiPort, boolean headless,
       String uiCodecEndpoint, Duration timeout) {
@@ -195,9 +195,7 @@ public final class TemporalCliServer implements AutoCloseable {
         "--db-filename", dataDir.resolve("temporal.db").toString(),
         "--namespace", "default",
         "--log-format", "json", "--log-level", "warn"));
-    for (String name : TemporalConnection.SEARCH_ATTRIBUTES) {
-      command.addAll(List.of("--search-attribute", name + "=Keyword"));
-    }
+    TemporalConnection.SEARCH_ATTRIBUTES.forEach(name -> command.addAll(List.of("--search-attribute", name + "=Keyword")));
     if (headless) {
       command.add("--headless");
     } else {

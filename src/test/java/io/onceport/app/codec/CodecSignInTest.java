@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.javalin.Javalin;
+import io.onceport.app.cli.OnceportCommand;
 import io.onceport.activity.operator.OperatorKey;
 import io.onceport.activity.operator.OperatorRegistry;
 import io.onceport.frontend.fingerprint.FingerprintKey;
@@ -13,6 +14,8 @@ import io.onceport.shared.codec.KeyRing;
 import io.onceport.testing.Operators;
 import io.temporal.api.common.v1.Payload;
 import io.temporal.common.converter.DefaultDataConverter;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -142,6 +145,36 @@ class CodecSignInTest {
     } finally {
       app.stop();
     }
+  }
+
+  @Test
+  void operatorCodecLinkPrintsALinkTheCodecServerRedeems() throws Exception {
+    OperatorKey carol = Operators.register(data, "carol");
+    Path keyFile = other.resolve("carol.key");
+    carol.write(keyFile, false);
+    CodecSignIn s = CodecSignIn.forDataDir(data);
+    String signed = run("operator", "codec-link", "--url", "https://onceport.example.com/codec/", "--key-file", keyFile.toString(),
+        "--operator", "carol");
+    assertTrue(signed.startsWith("https://onceport.example.com/codec/sign-in?ticket=ocs1.o."), signed);
+    assertEquals("operator:carol", s.redeem(ticket(signed)).subject());
+    String local = run("operator", "codec-link", "--local", "--data", data.toString(), "--url", "http://127.0.0.1:8233/codec",
+        "--next", "/namespaces/default/workflows");
+    assertTrue(local.endsWith("&next=%2Fnamespaces%2Fdefault%2Fworkflows"), local);
+    assertEquals("local", s.redeem(ticket(local)).subject());
+  }
+
+  private static String ticket(String link) {
+    String t = link.substring(link.indexOf("ticket=") + "ticket=".length());
+    return t.contains("&") ? t.substring(0, t.indexOf('&')) : t;
+  }
+
+  private static String run(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int exit = OnceportCommand.commandLine().setOut(new PrintWriter(out)).setErr(new PrintWriter(err))
+        .execute(args);
+    assertEquals(0, exit, err.toString());
+    return out.toString().strip();
   }
 
   private static HttpResponse<String> post(HttpClient http, String base, String body, String cookie, String contentType) throws Exception {
