@@ -2,6 +2,7 @@ package io.onceport.app.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.onceport.app.engine.WorkerTuning;
 import io.onceport.frontend.temporal.TemporalConnection;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -9,8 +10,11 @@ import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -21,13 +25,14 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * The bare Temporal baseline in a JVM of its own ({@code onceport bench --bare-jvm}): its worker,
  * client and load driver, so that neither its code nor the gateway's is compiled, deoptimized or
- * collected in the other's JVM. Started with the engine's address, the target's URL and the run id;
- * prints {@code bare ready}, then answers one JSON line (prefixed {@value #REPLY}) per command on
- * stdin:
+ * collected in the other's JVM. Started with the engine's address, the target's URL, the run id and
+ * the gateway worker's bounds (workflow cache size, workflow threads); prints {@code bare ready},
+ * then answers one JSON line (prefixed {@value #REPLY}) per command on stdin:
  *
  * <ul>
  *   <li>{@code call N}: one call (C=1), timed here, so the pipe's round trip is not in its latency;
- *   <li>{@code batch C WINDOW_MS}: {@code C} callers for the window, as the bench's own batches run.
+ *   <li>{@code batch C WINDOW_MS}: {@code C} callers for the window, as the bench's own batches run,
+ *       with the calls' median and 99th-percentile latency.
  * </ul>
  *
  * Exits when its stdin closes (the bench's lifeline), as the engine child does.
@@ -48,15 +53,16 @@ public final class BareChild {
   }
 
   public static void main(String[] args) throws Exception {
-    if (args.length != 3) {
-      System.err.println("usage: BareChild ENGINE_TARGET TARGET_URL RUN");
+    if (args.length != 5) {
+      System.err.println("usage: BareChild ENGINE_TARGET TARGET_URL RUN WORKFLOW_CACHE_SIZE WORKFLOW_THREADS");
       System.exit(2);
     }
     RpcCounter rpcs = new RpcCounter();
+    WorkerTuning tuning = new WorkerTuning(Integer.parseInt(args[3]), Integer.parseInt(args[4]));
     // The default data converter (no encryption), sticky workflow tasks: as the baseline had them in the bench JVM.
     try (TemporalConnection connection = TemporalConnection.connect(args[0], "default", false, null, Duration.ofSeconds(30),
         null, List.of(rpcs));
-        BareTemporal bare = BareTemporal.start(connection.stubs(), "default", args[1])) {
+        BareTemporal bare = BareTemporal.start(connection.stubs(), "default", args[1], tuning)) {
       new BareChild(bare, rpcs, args[2]).serve(System.out);
     }
     System.exit(0);
@@ -96,23 +102,24 @@ public final class BareChild {
 
   private ObjectNode batch(int concurrency, Duration window) throws InterruptedException {
     ExecutorService pool = Executors.newFixedThreadPool(concurrency);
-    AtomicLong calls = new AtomicLong();
+    List<Long> latencies = Collections.synchronizedList(new ArrayList<>());
     AtomicLong errors = new AtomicLong();
     AtomicReference<String> firstError = new AtomicReference<>();
     ObjectNode reply = McpDriver.JSON.createObjectNode();
     reply.set("rpcs_before", McpDriver.JSON.valueToTree(rpcs.snapshot()));
-    long jit0 = Bench.jitMillis();
+    long jit0 = BenchBatches.jitMillis();
     long t0 = System.nanoTime();
     long deadline = t0 + window.toNanos();
     for (int k = 0; k < concurrency; k++) {
       pool.submit(() -> {
         while (System.nanoTime() < deadline) {
           try {
+            long c0 = System.nanoTime();
             int status = bare.call(body("b" + next.incrementAndGet()));
             if (status != 201) {
               throw new IllegalStateException("the bare workflow's POST answered " + status);
             }
-            calls.incrementAndGet();
+            latencies.add(System.nanoTime() - c0);
           } catch (RuntimeException e) {
             errors.incrementAndGet();
             firstError.compareAndSet(null, String.valueOf(e));
@@ -126,8 +133,14 @@ public final class BareChild {
       pool.shutdownNow();
       firstError.compareAndSet(null, "the batch did not end within " + (window.toMillis() + 90_000) + " ms");
     }
-    reply.put("calls", calls.get()).put("elapsed_nanos", System.nanoTime() - t0).put("errors", errors.get())
-        .put("jit_ms", Bench.jitMillis() - jit0);
+    List<Long> done;
+    synchronized (latencies) {
+      done = List.copyOf(latencies);
+    }
+    reply.put("calls", done.size()).put("elapsed_nanos", System.nanoTime() - t0).put("errors", errors.get())
+        .put("jit_ms", BenchBatches.jitMillis() - jit0)
+        .put("p50_nanos", done.isEmpty() ? -1 : (long) Subject.percentileNanos(done, 0.5))
+        .put("p99_nanos", done.isEmpty() ? -1 : (long) Subject.percentileNanos(done, 0.99));
     reply.set("rpcs_after", McpDriver.JSON.valueToTree(rpcs.snapshot()));
     if (firstError.get() != null) {
       reply.put("first_error", firstError.get());
@@ -139,7 +152,8 @@ public final class BareChild {
 
   /** The bare subject, its calls and batches sent to {@code child} (started with this class's main). */
   static Subject subject(ChildProcess child, Duration timeout) {
-    Subject s = new Subject("bare", "bare Temporal, start + wait (same SDK, engine, target; a JVM of its own)", null, null);
+    Subject s = new Subject("bare", "bare Temporal, start + wait (same SDK, engine, target; a JVM of its own)", null,
+        Set.of(BenchRig.BARE, BenchRig.ENGINE, BenchRig.TARGET), BenchRig.BARE, null);
     s.timedCall = n -> {
       JsonNode r = reply(child.request("call " + n, timeout));
       if (r.path("status").asInt() != 201) {
@@ -150,7 +164,8 @@ public final class BareChild {
     s.remoteBatch = (c, window) -> {
       JsonNode r = reply(child.request("batch " + c + " " + window.toMillis(), window.plus(timeout).plusSeconds(30)));
       return new Subject.Batch(r.path("calls").asLong(), r.path("elapsed_nanos").asLong(), r.path("errors").asLong(),
-          r.path("first_error").asText(null), r.path("jit_ms").asLong(), counts(r.path("rpcs_before")), counts(r.path("rpcs_after")));
+          r.path("first_error").asText(null), r.path("jit_ms").asLong(), counts(r.path("rpcs_before")), counts(r.path("rpcs_after")),
+          r.path("p50_nanos").asLong(-1), r.path("p99_nanos").asLong(-1));
     };
     return s;
   }

@@ -1,5 +1,6 @@
 package io.onceport.app.bench;
 
+import io.onceport.app.engine.WorkerTuning;
 import io.temporal.activity.ActivityInterface;
 import io.temporal.activity.ActivityMethod;
 import io.temporal.activity.ActivityOptions;
@@ -10,6 +11,7 @@ import io.temporal.common.RetryOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
+import io.temporal.worker.WorkerFactoryOptions;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInterface;
 import io.temporal.workflow.WorkflowMethod;
@@ -27,8 +29,9 @@ import okhttp3.Response;
  * The bare Temporal baseline: the smallest program that does what a side-effecting call does with
  * the same SDK on the same engine — start a workflow that runs one activity making the same HTTP
  * POST, and wait for its result. Default data converter (no encryption), no journal, no search
- * attributes, one activity; it shares the gateway's service stubs, so the same connection options
- * apply (sticky workflow tasks, as serve's own worker on its embedded engine).
+ * attributes, one activity; the same connection options as the gateway's (sticky workflow tasks, as
+ * serve's own worker keeps them on either engine) and the same worker bounds (workflow cache size,
+ * workflow threads).
  */
 final class BareTemporal implements AutoCloseable {
   static final String TASK_QUEUE = "onceport-bench-bare";
@@ -94,10 +97,11 @@ final class BareTemporal implements AutoCloseable {
     this.activity = activity;
   }
 
-  /** A worker for the baseline on its own task queue, posting to {@code url}. */
-  static BareTemporal start(WorkflowServiceStubs stubs, String namespace, String url) {
+  /** A worker for the baseline on its own task queue, posting to {@code url}, bounded as the gateway's worker is. */
+  static BareTemporal start(WorkflowServiceStubs stubs, String namespace, String url, WorkerTuning tuning) {
     WorkflowClient client = WorkflowClient.newInstance(stubs, WorkflowClientOptions.newBuilder().setNamespace(namespace).build());
-    WorkerFactory factory = WorkerFactory.newInstance(client);
+    WorkerFactory factory = WorkerFactory.newInstance(client, WorkerFactoryOptions.newBuilder()
+        .setWorkflowCacheSize(tuning.workflowCacheSize()).setMaxWorkflowThreadCount(tuning.maxWorkflowThreads()).build());
     Worker worker = factory.newWorker(TASK_QUEUE);
     worker.registerWorkflowImplementationTypes(PostWorkflowImpl.class);
     PostActivityImpl activity = new PostActivityImpl(url);

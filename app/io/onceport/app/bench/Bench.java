@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -17,21 +16,16 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.util.Set;
 
 /**
- * One {@code onceport bench} run: every subject measured in the same process, against the same
- * target and engine, interleaved in rounds (C=1 calls alternate between subjects call by call; the
- * throughput batches run subject after subject in an order rotated every round), with the host's
- * load average printed at the start and end of each round. Then the per-call history ({@link
- * BenchHistory}), the memory probe ({@link BenchMemory}) and, last, the storm ({@link BenchStorm}).
- * The result is one JSON document ({@link BenchReport} renders it as text).
+ * One {@code onceport bench} run: every subject measured against the same target on the same engine,
+ * interleaved in rounds (C=1 calls alternate between subjects call by call; the throughput batches
+ * run subject after subject in an order rotated every round), with the host's load average printed
+ * at the start and end of each round. Then the concurrency curve ({@link BenchCurve}), the per-call
+ * history ({@link BenchHistory}), the memory probe ({@link BenchMemory}) and, last, the storm
+ * ({@link BenchStorm}); the floor row, the baselines' checks and the goals ({@link BenchGoals}) are
+ * read from those figures. The result is one JSON document ({@link BenchReport} renders it as text).
  */
 public final class Bench {
   final BenchSettings settings;
@@ -47,28 +41,19 @@ public final class Bench {
   public ObjectNode run() throws Exception {
     long started = System.nanoTime();
     ObjectNode out = McpDriver.JSON.createObjectNode();
+    out.put("load_at_start", loadAverage());
     try (BenchRig rig = BenchRig.start(settings, log)) {
-      out.put("started_at", Instant.now().toString());
-      out.put("dir", rig.dir.toString());
-      out.put("host_cpus", Runtime.getRuntime().availableProcessors());
-      out.put("engine", settings.engineInProcess() ? "embedded, in the bench JVM" : "embedded, in a child JVM with the target");
-      out.put("tool", settings.tool());
-      out.put("cpu_counts", (settings.engineInProcess() ? "the bench JVM" : "the bench JVM + the engine and target JVM")
-          + (rig.bareChild != null ? " + the bare baseline's JVM" : "") + (rig.passThrough != null ? " + the Node pass-through" : ""));
-      out.put("bare", rig.bareChild != null ? "a JVM of its own" : "in the bench JVM");
-      ObjectNode budget = out.putObject("budget");
-      budget.put("rounds", settings.rounds()).put("calls", settings.calls()).put("warmup", settings.warmup())
-          .put("concurrency", settings.concurrency()).put("window_ms", settings.window().toMillis())
-          .put("storm", settings.stormCalls()).put("memory", settings.memoryCalls())
-          .put("warmup_batches", settings.warmupBatches()).put("workflow_cache_size", settings.tuning().workflowCacheSize())
-          .put("workflow_threads", settings.tuning().maxWorkflowThreads());
-
+      describe(out, rig);
+      BenchBatches batches = new BenchBatches(rig, settings.callTimeout());
       List<Subject> subjects = subjects(rig);
       ArrayNode rounds = out.putArray("rounds");
-      measureRounds(subjects, rounds, rig);
+      measureRounds(subjects, rounds, batches);
       ArrayNode table = out.putArray("subjects");
       for (Subject s : subjects) {
-        table.add(figures(s, subjects));
+        table.add(BenchFigures.of(s, subjects, settings.concurrency()));
+      }
+      if (settings.runs("curve") && !settings.curve().isEmpty()) {
+        out.set("curve", section("curve", () -> new BenchCurve(this, batches).curve(subjects)));
       }
       if (settings.runs("history")) {
         out.set("history", section("history", () -> new BenchHistory(this).history(rig)));
@@ -82,8 +67,33 @@ public final class Bench {
         out.set("storm", section("storm", () -> new BenchStorm(this).storm(rig)));
       }
     }
+    out.put("load_at_end", loadAverage());
     out.put("seconds", Math.round((System.nanoTime() - started) / 1e8) / 10.0);
+    BenchGoals.evaluate(out);
     return out;
+  }
+
+  /** What ran where, and the budget. */
+  private void describe(ObjectNode out, BenchRig rig) {
+    out.put("started_at", Instant.now().toString());
+    out.put("dir", rig.dir.toString());
+    out.put("host_cpus", Runtime.getRuntime().availableProcessors());
+    out.put("engine_kind", rig.engine.kind.wireName());
+    out.put("engine", rig.engine.description);
+    out.put("tool", settings.tool());
+    out.put("cpu_counts", "per subject, the processes it uses: the bench JVM (load driver and gateway) for every subject but bare"
+        + (rig.bareChild != null ? " (bare: its own JVM, driver included)" : "")
+        + (rig.engine.apart() ? ", the engine for bare and Onceport's subjects" : ", the engine in the bench JVM")
+        + (rig.targetProcess != null ? ", the target's JVM for all" : "") + (rig.passThrough != null ? ", Node for the pass-through" : ""));
+    out.put("bare", rig.bareChild != null ? "a JVM of its own" : "in the bench JVM");
+    ObjectNode budget = out.putObject("budget");
+    budget.put("rounds", settings.rounds()).put("calls", settings.calls()).put("warmup", settings.warmup())
+        .put("concurrency", settings.concurrency()).put("window_ms", settings.window().toMillis())
+        .put("storm", settings.stormCalls()).put("memory", settings.memoryCalls())
+        .put("warmup_batches", settings.warmupBatches()).put("workflow_cache_size", settings.tuning().workflowCacheSize())
+        .put("workflow_threads", settings.tuning().maxWorkflowThreads());
+    ArrayNode curve = budget.putArray("curve");
+    settings.curve().forEach(curve::add);
   }
 
   @FunctionalInterface
@@ -113,7 +123,8 @@ public final class Bench {
     Duration timeout = settings.callTimeout();
     HttpClient http = rig.http;
     URI direct = URI.create(rig.target + "/v1/releases");
-    all.add(new Subject("direct", "direct POST to the target", null, n -> {
+    Set<String> driverAndTarget = Set.of(BenchRig.BENCH, BenchRig.TARGET);
+    all.add(new Subject("direct", "direct POST to the target", null, driverAndTarget, BenchRig.BENCH, n -> {
       HttpResponse<String> r = http.send(HttpRequest.newBuilder(direct).timeout(timeout).header("Content-Type", "application/json")
           .header("Idempotency-Key", "direct-" + run + "-" + n)
           .POST(HttpRequest.BodyPublishers.ofString(args("direct", n, true))).build(), HttpResponse.BodyHandlers.ofString());
@@ -121,22 +132,27 @@ public final class Bench {
         throw new IOException("target answered " + r.statusCode() + ": " + McpDriver.abbreviate(r.body()));
       }
     }));
-    Subject pass = new Subject("passthrough", "non-durable MCP pass-through (TypeScript SDK server)", null, null);
+    Set<String> viaNode = Set.of(BenchRig.BENCH, BenchRig.NODE, BenchRig.TARGET);
+    String passLabel = "non-durable MCP pass-through (TypeScript SDK server)";
     String readArgs = "{\"id\":\"" + rig.releaseId + "\"}";
+    Subject pass;
     if (rig.passThrough != null) {
       McpDriver pt = new McpDriver(http, rig.passThroughMcp(), null);
-      pass = new Subject(pass.key, pass.label, null, n -> expectRead(pt.call(BenchRig.READ_TOOL, readArgs, McpDriver.ACCEPT_SDK, timeout), rig));
+      pass = new Subject("passthrough", passLabel, null, viaNode, BenchRig.BENCH,
+          n -> expectRead(pt.call(BenchRig.READ_TOOL, readArgs, McpDriver.ACCEPT_SDK, timeout), rig));
     } else {
+      pass = new Subject("passthrough", passLabel, null, viaNode, BenchRig.BENCH, null);
       pass.skipped = rig.passThroughSkipped;
     }
     all.add(pass);
     all.add(bare(rig));
     McpDriver onceport = new McpDriver(http, rig.mcp(), rig.token).initialize();
-    all.add(new Subject("sse", "Onceport side-effecting, SSE answer (SDK Accept)", "bare",
+    Set<String> gateway = Set.of(BenchRig.BENCH, BenchRig.ENGINE, BenchRig.TARGET);
+    all.add(new Subject("sse", "Onceport side-effecting, SSE answer (SDK Accept)", "bare", gateway, BenchRig.BENCH,
         n -> expectCompleted(onceport.call(settings.tool(), args("sse", n, false), McpDriver.ACCEPT_SDK, timeout))));
-    all.add(new Subject("json", "Onceport side-effecting, JSON answer", "bare",
+    all.add(new Subject("json", "Onceport side-effecting, JSON answer", "bare", gateway, BenchRig.BENCH,
         n -> expectCompleted(onceport.call(settings.tool(), args("json", n, false), McpDriver.ACCEPT_JSON, timeout))));
-    all.add(new Subject("read", "Onceport read_only (SDK Accept)", "passthrough",
+    all.add(new Subject("read", "Onceport read_only (SDK Accept)", "passthrough", gateway, BenchRig.BENCH,
         n -> expectRead(onceport.call(BenchRig.READ_TOOL, readArgs, McpDriver.ACCEPT_SDK, timeout), rig)));
     List<Subject> chosen = new ArrayList<>();
     for (Subject s : all) {
@@ -147,15 +163,16 @@ public final class Bench {
     return chosen;
   }
 
-  /** Bare Temporal, in this JVM or (with {@code --bare-jvm}) timed and driven in a JVM of its own. */
+  /** Bare Temporal, in this JVM or (by default) timed and driven in a JVM of its own. */
   private Subject bare(BenchRig rig) {
     if (rig.bareChild == null) {
-      return new Subject("bare", "bare Temporal, start + wait (same SDK, engine, target)", null, n -> {
-        int status = rig.bare.call(args("bare", n, true));
-        if (status != 201) {
-          throw new IOException("the bare workflow's POST answered " + status);
-        }
-      });
+      return new Subject("bare", "bare Temporal, start + wait (same SDK, engine, target)", null,
+          Set.of(BenchRig.BENCH, BenchRig.ENGINE, BenchRig.TARGET), BenchRig.BENCH, n -> {
+            int status = rig.bare.call(args("bare", n, true));
+            if (status != 201) {
+              throw new IOException("the bare workflow's POST answered " + status);
+            }
+          });
     }
     return BareChild.subject(rig.bareChild, settings.callTimeout());
   }
@@ -165,10 +182,14 @@ public final class Bench {
         + (withRegion ? ",\"region\":\"us-east-1\"" : "") + "}";
   }
 
+  /** A completed call's answer; a busy answer throws {@link Subject.BusyAnswer}, anything else an IOException. */
   static void expectCompleted(JsonNode result) throws IOException {
     JsonNode summary = result.path("_meta").path("onceport/execution");
     if (summary.isMissingNode()) {
       summary = result.path("structuredContent");
+    }
+    if (result.path("structuredContent").path("busy").asBoolean(false)) {
+      throw new Subject.BusyAnswer("busy: " + McpDriver.abbreviate(result.path("structuredContent").path("message").asText()));
     }
     if (!"completed".equals(summary.path("state").asText())) {
       throw new IOException("not completed: " + McpDriver.abbreviate(result.toString()));
@@ -183,7 +204,7 @@ public final class Bench {
 
   // ---- rounds ---------------------------------------------------------------------------------
 
-  private void measureRounds(List<Subject> subjects, ArrayNode rounds, BenchRig rig) throws InterruptedException {
+  private void measureRounds(List<Subject> subjects, ArrayNode rounds, BenchBatches batches) throws InterruptedException {
     List<Subject> live = subjects.stream().filter(Subject::measured).toList();
     if (live.isEmpty()) {
       return;
@@ -191,14 +212,14 @@ public final class Bench {
     say("bench: warming up (" + settings.warmup() + " calls of each subject)");
     for (Subject s : live) {
       for (int i = 0; i < settings.warmup(); i++) {
-        s.timed();
+        s.timed(s.tally);
       }
     }
     if (settings.warmupBatches() > 0) {
       say("bench: warming up (" + settings.warmupBatches() + " unmeasured throughput batches of each subject)");
       for (int w = 0; w < settings.warmupBatches(); w++) {
         for (Subject s : live) {
-          runBatch(s, rig);
+          batches.run(s, settings.concurrency(), settings.window(), s.tally);
         }
       }
     }
@@ -212,16 +233,19 @@ public final class Bench {
       int perRound = settings.calls() / settings.rounds() + (r < settings.calls() % settings.rounds() ? 1 : 0);
       for (int i = 0; i < perRound; i++) {
         for (Subject s : order) {
-          long t = s.timed();
+          long t = s.timed(s.tally);
           if (t >= 0) {
             s.latencies.add(t);
           }
         }
       }
-      ObjectNode batches = round.putObject("throughput");
+      ObjectNode rates = round.putObject("throughput");
       for (Subject s : order) {
-        double rate = batch(s, rig);
-        batches.put(s.key, Math.round(rate * 10) / 10.0);
+        BenchBatches.Measured m = batches.measure(s, settings.concurrency(), settings.window(), s.tally);
+        s.addBatch(m.calls(), m.cpuBefore(), m.cpuAfter(), m.rpcsBefore(), m.rpcsAfter(), m.hostIdle());
+        s.batchJitMillis += m.jitMillis();
+        s.throughputs.add(m.rate());
+        rates.put(s.key, Math.round(m.rate() * 10) / 10.0);
       }
       String after = loadAverage();
       round.put("load_after", after);
@@ -229,143 +253,12 @@ public final class Bench {
     }
   }
 
-  private static List<Subject> rotate(List<Subject> subjects, int by) {
+  static List<Subject> rotate(List<Subject> subjects, int by) {
     List<Subject> out = new ArrayList<>();
     for (int i = 0; i < subjects.size(); i++) {
       out.add(subjects.get((i + by) % subjects.size()));
     }
     return out;
-  }
-
-  /** No gRPC call but long polls for this long: the previous calls' work has ended (longer than the 1 s delivery grace). */
-  static final Duration QUIET = Duration.ofMillis(1500);
-  static final Duration QUIET_LIMIT = Duration.ofSeconds(15);
-
-  /** One throughput batch: {@code concurrency} callers for {@code window}; calls/s, CPU recorded. */
-  private double batch(Subject s, BenchRig rig) throws InterruptedException {
-    rig.awaitQuiet(QUIET, QUIET_LIMIT);
-    Map<String, Long> rpcs0 = rig.rpcs.snapshot();
-    long cpu0 = rig.cpuNanos();
-    long engineCpu0 = rig.engineCpuNanos();
-    long jit0 = jitMillis();
-    Ran ran = runBatch(s, rig);
-    // CPU and round trips include what the batch's calls cause after their answers (a delivery
-    // report after the grace, the run's last workflow task), not the next subject's batch.
-    rig.awaitQuiet(QUIET, QUIET_LIMIT);
-    if (ran.remote() == null) {
-      s.addBatch(ran.calls(), rig.cpuNanos() - cpu0, rig.engineCpuNanos() - engineCpu0, rpcs0, rig.rpcs.snapshot());
-    } else { // its round trips are its own JVM's, counted there
-      s.addBatch(ran.calls(), rig.cpuNanos() - cpu0, rig.engineCpuNanos() - engineCpu0, ran.remote().rpcsBefore(),
-          ran.remote().rpcsAfter());
-      s.batchJitMillis += ran.remote().jitMillis();
-    }
-    s.batchJitMillis += jitMillis() - jit0;
-    double rate = ran.calls() / (ran.elapsedNanos() / 1e9);
-    s.throughputs.add(rate);
-    return rate;
-  }
-
-  /** The bench JVM's JIT compilation time so far (ms), or 0 where the JVM does not tell. */
-  static long jitMillis() {
-    CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
-    return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
-  }
-
-  /** A batch's calls and time; {@code remote} when it ran in the subject's own JVM. */
-  private record Ran(long calls, long elapsedNanos, Subject.Batch remote) {}
-
-  /** {@code concurrency} callers for {@code window} after the previous calls' work has ended; nothing recorded but failures. */
-  private Ran runBatch(Subject s, BenchRig rig) throws InterruptedException {
-    int c = settings.concurrency();
-    if (s.remoteBatch != null) {
-      Subject.Batch b = s.remoteBatched(c, settings.window());
-      return new Ran(b.calls(), b.elapsedNanos(), b);
-    }
-    ExecutorService pool = Executors.newFixedThreadPool(c, r -> {
-      Thread t = new Thread(r, "bench-caller-" + s.key);
-      t.setDaemon(true);
-      return t;
-    });
-    long[] done = new long[c];
-    long t0 = System.nanoTime();
-    long deadline = t0 + settings.window().toNanos();
-    for (int k = 0; k < c; k++) {
-      int slot = k;
-      pool.submit(() -> {
-        while (System.nanoTime() < deadline) {
-          if (s.timed() >= 0) {
-            done[slot]++;
-          } else {
-            sleepQuietly(10);
-          }
-        }
-      });
-    }
-    pool.shutdown();
-    long limit = settings.window().plus(settings.callTimeout()).plusSeconds(5).toMillis();
-    if (!pool.awaitTermination(limit, TimeUnit.MILLISECONDS)) {
-      pool.shutdownNow();
-      s.failed(new TimeoutException("the throughput batch did not end within " + limit + " ms"));
-    }
-    long elapsed = System.nanoTime() - t0;
-    long calls = 0;
-    for (long d : done) {
-      calls += d;
-    }
-    return new Ran(calls, elapsed, null);
-  }
-
-  private static void sleepQuietly(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  private ObjectNode figures(Subject s, List<Subject> all) {
-    ObjectNode f = McpDriver.JSON.createObjectNode();
-    f.put("subject", s.key);
-    f.put("label", s.label);
-    if (!s.measured()) {
-      f.put("skipped", s.skipped);
-      return f;
-    }
-    put(f, "p50_ms", s.percentileMillis(0.5));
-    put(f, "p90_ms", s.percentileMillis(0.9));
-    f.put("c1_calls", s.latencies.size());
-    put(f, "throughput_per_s", s.throughput());
-    f.put("concurrency", settings.concurrency());
-    put(f, "cpu_ms_per_call", s.cpuPerCallMillis());
-    if (s.batchCalls > 0) {
-      put(f, "jit_ms_per_call", s.batchJitMillis / (double) s.batchCalls);
-    }
-    if (!settings.engineInProcess()) {
-      put(f, "engine_cpu_ms_per_call", s.engineCpuPerCallMillis());
-    }
-    if (s.batchCalls > 0 && !s.batchRpcs.isEmpty()) {
-      ObjectNode r = f.putObject("engine_rpcs_per_call");
-      RpcCounter.perCall(Map.of(), s.batchRpcs, s.batchCalls).forEach(r::put);
-    }
-    f.put("errors", s.errors);
-    if (s.firstError != null) {
-      f.put("first_error", s.firstError);
-    }
-    if (s.baseline != null) {
-      f.put("baseline", s.baseline);
-      Optional<Subject> base = all.stream().filter(b -> b.key.equals(s.baseline) && b.measured()).findFirst();
-      if (base.isPresent()) {
-        Subject b = base.get();
-        put(f, "p50_ratio", s.percentileMillis(0.5) / b.percentileMillis(0.5));
-        put(f, "throughput_ratio", s.throughput() / b.throughput());
-        put(f, "cpu_ratio", s.cpuPerCallMillis() / b.cpuPerCallMillis());
-        if (s.batchCalls > 0 && b.batchCalls > 0 && b.batchJitMillis > 0) {
-          put(f, "cpu_ratio_without_jit", (s.cpuPerCallMillis() - s.batchJitMillis / (double) s.batchCalls)
-              / (b.cpuPerCallMillis() - b.batchJitMillis / (double) b.batchCalls));
-        }
-      }
-    }
-    return f;
   }
 
   static void put(ObjectNode f, String field, double v) {

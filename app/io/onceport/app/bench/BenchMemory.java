@@ -104,8 +104,11 @@ final class BenchMemory {
     p.put("heap_bytes", io.onceport.frontend.ops.HeapAfterGc.collect());
     p.put("rss_bytes", ChildProcess.Rss.self());
     where(p);
-    if (rig.engineProcess != null) {
-      p.put("engine_rss_bytes", rig.engineProcess.rssBytes());
+    if (rig.engine.apart()) {
+      p.put("engine_rss_bytes", rig.engine.rssBytes());
+    }
+    if (rig.targetProcess != null) {
+      p.put("target_rss_bytes", rig.targetProcess.rssBytes());
     }
     p.put("registries", rig.frontend.gateway().registrySizes());
     if (settings.memoryHistograms() != null) {

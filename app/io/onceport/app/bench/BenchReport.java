@@ -2,24 +2,36 @@ package io.onceport.app.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Locale;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /** The bench's JSON result as a table and a few lines, for people. */
 public final class BenchReport {
   private BenchReport() {}
 
-  public static String text(JsonNode r) {
+  public static String text(JsonNode saved) {
+    JsonNode r = saved;
+    if (!saved.has("goals") && saved instanceof ObjectNode o) {
+      ObjectNode copy = o.deepCopy(); // a run saved before the goals were computed
+      BenchGoals.evaluate(copy);
+      r = copy;
+    }
     StringBuilder b = new StringBuilder();
     JsonNode budget = r.path("budget");
     b.append(String.format(Locale.ROOT, "onceport bench: %d round(s); C=1: %d calls of each subject after %d warm-up;"
             + " throughput: %d callers for %d ms per subject and round; engine %s; tool %s%n",
         budget.path("rounds").asInt(), budget.path("calls").asInt(), budget.path("warmup").asInt(),
         budget.path("concurrency").asInt(), budget.path("window_ms").asLong(), r.path("engine").asText(), r.path("tool").asText()));
+    if (r.has("load_at_start")) {
+      b.append(String.format(Locale.ROOT, "load at start %s, at end %s%n", r.path("load_at_start").asText(), r.path("load_at_end").asText()));
+    }
     for (JsonNode round : r.path("rounds")) {
       b.append(String.format(Locale.ROOT, "round %d: load %s → %s%n", round.path("round").asInt(),
           round.path("load_before").asText(), round.path("load_after").asText()));
     }
     subjects(b, r, budget);
     b.append(String.format(Locale.ROOT, "CPU per call counts %s.%n", r.path("cpu_counts").asText()));
+    BenchReportSections.floor(b, r);
+    BenchReportSections.curve(b, r.path("curve"));
     for (String section : new String[] {"history", "storm", "memory"}) {
       if (r.path(section).has("error")) {
         b.append(String.format(Locale.ROOT, "%n%s: failed: %s%n", section, r.path(section).path("error").asText()));
@@ -32,15 +44,16 @@ public final class BenchReport {
     }
     storm(b, r.path("storm"));
     memory(b, r.path("memory"));
+    BenchReportSections.goals(b, r);
     b.append(String.format(Locale.ROOT, "%nbench took %.1f s%n", r.path("seconds").asDouble()));
     return b.toString();
   }
 
-  /** The subjects' table: latency at C=1, throughput at C=concurrency, CPU per call, and each ratio to its baseline. */
+  /** The subjects' table: latency at C=1, throughput at C=concurrency, CPU and JIT per call, and each ratio to its baseline. */
   private static void subjects(StringBuilder b, JsonNode r, JsonNode budget) {
     int c = budget.path("concurrency").asInt();
-    b.append(String.format(Locale.ROOT, "%n%-54s %9s %9s %10s %10s   %s%n", "subject", "C=1 p50", "C=1 p90", "C=" + c + " /s",
-        "CPU/call", "ratio to baseline: p50 / throughput / CPU"));
+    b.append(String.format(Locale.ROOT, "%n%-54s %9s %9s %10s %10s %10s   %s%n", "subject", "C=1 p50", "C=1 p90", "C=" + c + " /s",
+        "CPU/call", "JIT/call", "ratio to baseline: p50 / throughput / CPU"));
     for (JsonNode s : r.path("subjects")) {
       if (s.has("skipped")) {
         b.append(String.format(Locale.ROOT, "%-54s skipped: %s%n", s.path("label").asText(), s.path("skipped").asText()));
@@ -50,9 +63,10 @@ public final class BenchReport {
           ? s.has("p50_ratio") ? String.format(Locale.ROOT, "%s / %s / %s vs %s", x(s, "p50_ratio"), x(s, "throughput_ratio"),
               x(s, "cpu_ratio"), s.path("baseline").asText()) : "no " + s.path("baseline").asText() + " baseline"
           : "(baseline)";
-      b.append(String.format(Locale.ROOT, "%-54s %9s %9s %10s %10s   %s%s%n", s.path("label").asText(), ms(s, "p50_ms"),
-          ms(s, "p90_ms"), rate(s, "throughput_per_s"), ms(s, "cpu_ms_per_call"), ratio,
-          s.path("errors").asLong() > 0 ? "   ERRORS " + s.path("errors").asLong() + ": " + s.path("first_error").asText() : ""));
+      b.append(String.format(Locale.ROOT, "%-54s %9s %9s %10s %10s %10s   %s%s%s%n", s.path("label").asText(), ms(s, "p50_ms"),
+          ms(s, "p90_ms"), rate(s, "throughput_per_s"), ms(s, "cpu_ms_per_call"), ms(s, "jit_ms_per_call"), ratio,
+          s.path("errors").asLong() > 0 ? "   ERRORS " + s.path("errors").asLong() + ": " + s.path("first_error").asText() : "",
+          s.path("busy").asLong() > 0 ? "   BUSY " + s.path("busy").asLong() : ""));
     }
     for (JsonNode s : r.path("subjects")) {
       JsonNode rpcs = s.path("engine_rpcs_per_call");
@@ -63,8 +77,21 @@ public final class BenchReport {
             calls.append(calls.length() == 0 ? "" : ", ").append(e.getKey()).append(' ').append(fmt(e.getValue().asDouble()));
           }
         });
-        b.append(String.format(Locale.ROOT, "  %s: %,.0f bytes sent to the engine per call; gRPC calls per call: %s%n", s.path("subject").asText(),
-            rpcs.path("(sent bytes)").asDouble(), calls));
+        b.append(String.format(Locale.ROOT, "  %s: %,.0f bytes sent to the engine per call%s; gRPC calls per call: %s%n",
+            s.path("subject").asText(), rpcs.path("(sent bytes)").asDouble(),
+            s.path("bytes_ratio").isNumber() ? String.format(Locale.ROOT, " (%.2fx %s's)", s.path("bytes_ratio").asDouble(),
+                s.path("baseline").asText()) : "", calls));
+      }
+    }
+    for (JsonNode s : r.path("subjects")) {
+      JsonNode by = s.path("cpu_ms_per_call_by_process");
+      if (by.size() > 0) {
+        StringBuilder parts = new StringBuilder();
+        by.fields().forEachRemaining(e -> parts.append(parts.length() == 0 ? "" : ", ").append(e.getKey()).append(' ')
+            .append(fmt(e.getValue().asDouble())).append(" ms"));
+        b.append(String.format(Locale.ROOT, "  %s: CPU per call by process: %s; JIT in %s; host idle %s%n", s.path("subject").asText(),
+            parts, s.path("jit_jvm").asText("?"), s.path("host_idle").isNumber()
+                ? String.format(Locale.ROOT, "%.0f %%", s.path("host_idle").asDouble() * 100) : "?"));
       }
     }
   }
@@ -93,11 +120,11 @@ public final class BenchReport {
       for (JsonNode p : m.path("points")) {
         b.append(String.format(Locale.ROOT, "  after %6d calls: gateway JVM heap after full GC %7.1f MB, RSS %7.1f MB%s%n",
             p.path("after_calls").asInt(), mb(p.path("heap_bytes").asLong()), mb(p.path("rss_bytes").asLong()),
-            p.has("engine_rss_bytes") ? String.format(Locale.ROOT, "; engine+target JVM RSS %7.1f MB", mb(p.path("engine_rss_bytes").asLong())) : ""));
+            p.has("engine_rss_bytes") ? String.format(Locale.ROOT, "; engine RSS %7.1f MB", mb(p.path("engine_rss_bytes").asLong())) : ""));
       }
       if (m.has("heap_growth")) {
         b.append(String.format(Locale.ROOT, "  growth: heap %s, RSS %s%s%n", pct(m, "heap_growth"), pct(m, "rss_growth"),
-            m.has("engine_rss_growth") ? ", engine+target RSS " + pct(m, "engine_rss_growth") : ""));
+            m.has("engine_rss_growth") ? ", engine RSS " + pct(m, "engine_rss_growth") : ""));
       }
       if (m.has("stopped_early")) {
         b.append("  ").append(m.path("stopped_early").asText()).append('\n');
@@ -116,11 +143,11 @@ public final class BenchReport {
         h.path("bytes").asLong() / 1024.0, h.path("workflow_tasks").asInt(), h.path("closed").asBoolean() ? "" : " (still open)");
   }
 
-  private static String ms(JsonNode s, String f) {
+  static String ms(JsonNode s, String f) {
     return s.path(f).isNumber() ? fmt(s.path(f).asDouble()) + " ms" : "—";
   }
 
-  private static String rate(JsonNode s, String f) {
+  static String rate(JsonNode s, String f) {
     return s.path(f).isNumber() ? String.format(Locale.ROOT, "%,.0f", s.path(f).asDouble()) : "—";
   }
 
@@ -132,7 +159,7 @@ public final class BenchReport {
     return s.path(f).isNumber() ? String.format(Locale.ROOT, "%+.1f %%", s.path(f).asDouble() * 100) : "—";
   }
 
-  private static String fmt(double v) {
+  static String fmt(double v) {
     return v >= 100 ? String.format(Locale.ROOT, "%.0f", v) : v >= 10 ? String.format(Locale.ROOT, "%.1f", v)
         : String.format(Locale.ROOT, "%.2f", v);
   }

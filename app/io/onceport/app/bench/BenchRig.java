@@ -9,10 +9,10 @@ import io.onceport.frontend.ops.Metrics;
 import io.onceport.app.runtime.FrontendRuntime;
 import io.onceport.app.runtime.FrontendSettings;
 import io.onceport.app.runtime.WorkerRuntime;
-import io.onceport.app.engine.EmbeddedEngine;
 import io.onceport.frontend.temporal.TemporalConnection;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -22,23 +22,39 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 
 /**
  * Everything one bench run needs, started on free loopback ports and stopped (in reverse order)
- * by {@link #close}, which also deletes the run's temporary directory: the demo target and the
- * embedded engine (together in a child JVM by default), a complete gateway in this JVM as {@code serve} runs it
- * (worker and front end on one connection, payload encryption on, session authorization auto), the
- * bare-Temporal worker and, when Node 22 is there, the TypeScript pass-through.
+ * by {@link #close}, which also deletes the run's temporary directory: the engine ({@link
+ * BenchEngine}), the demo target (in a child JVM of its own; both in this JVM with {@code
+ * --engine-in-process}), a complete gateway in this JVM as {@code serve} runs it (worker and front
+ * end on one connection, payload encryption on, session authorization auto, sticky workflow tasks),
+ * the bare-Temporal worker (in a JVM of its own by default, sticky too, on the same engine) and,
+ * when Node 22 is there, the TypeScript pass-through.
+ *
+ * <p>Each process's CPU time is read apart ({@link #cpuNanosByProcess}), so a subject's CPU per call
+ * counts the processes it uses ({@link Subject#processes}) and not the others' idle pollers.
  */
 final class BenchRig implements AutoCloseable {
   static final String READ_TOOL = "bench_read_release";
 
+  /** The processes a subject's CPU per call may count ({@link #cpuNanosByProcess}). */
+  static final String BENCH = "bench";
+  static final String ENGINE = "engine";
+  static final String TARGET = "target";
+  static final String NODE = "node";
+  static final String BARE = "bare";
+
   final Path dir;
   /** The demo target's base URL ({@code http://127.0.0.1:PORT}). */
   final String target;
-  final ChildProcess engineProcess;
+  final BenchEngine engine;
+  /** The demo target's JVM, or null when it runs in this one ({@code --engine-in-process}). */
+  final ChildProcess targetProcess;
   final TemporalConnection connection;
   final FrontendRuntime frontend;
   /** The bare baseline in this JVM, or null when it runs in {@link #bareChild}. */
@@ -52,13 +68,14 @@ final class BenchRig implements AutoCloseable {
   final HttpClient http;
   private final List<AutoCloseable> running;
 
-  private BenchRig(Path dir, String target, ChildProcess engineProcess, TemporalConnection connection,
+  private BenchRig(Path dir, String target, BenchEngine engine, ChildProcess targetProcess, TemporalConnection connection,
       FrontendRuntime frontend, BareTemporal bare, ChildProcess bareChild, NodeRuntime.PassThrough passThrough,
       String passThroughSkipped, String token, String releaseId, HttpClient http, List<AutoCloseable> running, RpcCounter rpcs) {
     this.rpcs = rpcs;
     this.dir = dir;
     this.target = target;
-    this.engineProcess = engineProcess;
+    this.engine = engine;
+    this.targetProcess = targetProcess;
     this.connection = connection;
     this.frontend = frontend;
     this.bare = bare;
@@ -101,10 +118,11 @@ final class BenchRig implements AutoCloseable {
     running.add(() -> deleteTree(dir));
     try {
       Path data = dir.resolve("data");
-      Engine started = startEngine(settings, dir, running);
-      ChildProcess engineProcess = started.process();
-      String engineTarget = started.engineTarget();
-      String target = started.target();
+      BenchEngine engine = BenchEngine.start(settings.engine(), settings.engineInProcess(), dir);
+      running.add(engine);
+      ChildProcess targetProcess = settings.engineInProcess() ? null : startTargetChild(dir, running);
+      String target = targetProcess == null ? startTargetHere(running)
+          : "http://127.0.0.1:" + targetProcess.awaitLine(EngineChild.TARGET_READY, Duration.ofSeconds(90));
       ContractSet tools = new ContractLoader().load(contracts(settings, dir, target));
       if (tools.find(settings.tool()).isEmpty()) {
         throw new IllegalArgumentException("no contract for --tool " + settings.tool() + " in " + settings.contracts());
@@ -114,10 +132,10 @@ final class BenchRig implements AutoCloseable {
 
       Metrics metrics = new Metrics();
       running.add(metrics);
-      // Sticky workflow tasks, as serve's own worker keeps them on its embedded engine (and every
-      // worker on the Temporal CLI or a cluster): the bench kills no worker, so none can hang.
+      // Sticky workflow tasks, as serve's own worker keeps them on either engine: the bench kills
+      // no worker, so none can hang. The bare baseline's worker is sticky too.
       RpcCounter rpcs = new RpcCounter();
-      TemporalConnection connection = TemporalConnection.connect(engineTarget, "default", false,
+      TemporalConnection connection = TemporalConnection.connect(engine.target, "default", false,
           Payloads.dataConverter(true, data), Duration.ofSeconds(30), metrics.metricsScope(), List.of(rpcs));
       running.add(connection);
       connection.registerSearchAttributes();
@@ -127,54 +145,48 @@ final class BenchRig implements AutoCloseable {
       FrontendRuntime frontend = FrontendRuntime.start(connection, "bench", data, tools,
           FrontendSettings.loopback(Duration.ofSeconds(30), "auto"), metrics, worker.readAccess());
       running.add(frontend);
-      BareTemporal bare = null;
-      ChildProcess bareChild = null;
-      if (settings.bareJvm() && settings.runs("bare")) {
-        bareChild = startBareChild(dir, engineTarget, target + "/v1/releases", running);
-      } else {
-        bare = BareTemporal.start(connection.stubs(), "default", target + "/v1/releases");
+      ChildProcess bareChild = settings.bareJvm() && settings.runs("bare")
+          ? startBareChild(dir, engine.target, target + "/v1/releases", settings, running) : null;
+      BareTemporal bare = bareChild != null ? null : BareTemporal.start(connection.stubs(), "default", target + "/v1/releases",
+          settings.tuning());
+      if (bare != null) {
         running.add(bare);
       }
       String token = new AgentRegistry(data).add("agent:bench");
 
       PassThroughStart pass = startPassThrough(settings, target, log, running);
-      return new BenchRig(dir, target, engineProcess, connection, frontend, bare, bareChild, pass.passThrough(), pass.skipped(),
-          token, releaseId, http, running, rpcs);
+      return new BenchRig(dir, target, engine, targetProcess, connection, frontend, bare, bareChild, pass.passThrough(),
+          pass.skipped(), token, releaseId, http, running, rpcs);
     } catch (Exception | Error e) {
       closeAll(running);
       throw e;
     }
   }
 
-  /** The engine and the demo target: their addresses, and the engine's child process when it runs out of process. */
-  private record Engine(ChildProcess process, String engineTarget, String target) {}
-
-  private static Engine startEngine(BenchSettings settings, Path dir, List<AutoCloseable> running) throws Exception {
-    if (settings.engineInProcess()) {
-      DemoTarget demo = DemoTarget.start("127.0.0.1", 0);
-      running.add(demo);
-      EmbeddedEngine engine = EmbeddedEngine.start("127.0.0.1", 0);
-      running.add(engine);
-      return new Engine(null, engine.target(), demo.url());
-    }
-    ChildProcess engineProcess = ChildProcess.start("engine",
-        List.of(javaBinary(), "-cp", absoluteClassPath(), EngineChild.class.getName()), dir, null);
-    running.add(engineProcess);
-    String target = "http://127.0.0.1:" + engineProcess.awaitLine(EngineChild.TARGET_READY, Duration.ofSeconds(90));
-    String engineTarget = "127.0.0.1:" + engineProcess.awaitLine(EngineChild.READY, Duration.ofSeconds(90));
-    return new Engine(engineProcess, engineTarget, target);
+  private static ChildProcess startTargetChild(Path dir, List<AutoCloseable> running) throws IOException {
+    ChildProcess child = ChildProcess.start("target",
+        List.of(javaBinary(), "-cp", absoluteClassPath(), EngineChild.class.getName(), EngineChild.TARGET), dir, null);
+    running.add(child);
+    return child;
   }
 
-  private static ChildProcess startBareChild(Path dir, String engineTarget, String url, List<AutoCloseable> running)
-      throws IOException, InterruptedException {
+  private static String startTargetHere(List<AutoCloseable> running) throws IOException {
+    DemoTarget demo = DemoTarget.start("127.0.0.1", 0);
+    running.add(demo);
+    return demo.url();
+  }
+
+  private static ChildProcess startBareChild(Path dir, String engineTarget, String url, BenchSettings settings,
+      List<AutoCloseable> running) throws IOException, InterruptedException {
     ChildProcess child = ChildProcess.start("bare", List.of(javaBinary(), "-cp", absoluteClassPath(), BareChild.class.getName(),
-        engineTarget, url, Long.toString(System.currentTimeMillis(), 36)), dir, null);
+        engineTarget, url, Long.toString(System.currentTimeMillis(), 36), Integer.toString(settings.tuning().workflowCacheSize()),
+        Integer.toString(settings.tuning().maxWorkflowThreads())), dir, null);
     running.add(child);
     child.awaitLine(BareChild.READY, Duration.ofSeconds(90));
     return child;
   }
 
-  private static String javaBinary() {
+  static String javaBinary() {
     return Path.of(System.getProperty("java.home"), "bin", "java").toString();
   }
 
@@ -200,7 +212,7 @@ final class BenchRig implements AutoCloseable {
   }
 
   /** This JVM's class path with every entry absolute: the child runs in the run's directory. */
-  private static String absoluteClassPath() {
+  static String absoluteClassPath() {
     List<String> entries = new ArrayList<>();
     for (String e : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
       if (!e.isEmpty()) {
@@ -242,25 +254,27 @@ final class BenchRig implements AutoCloseable {
     return URI.create("http://127.0.0.1:" + passThrough.port() + "/mcp");
   }
 
-  /** CPU time of this JVM and every child so far, in nanoseconds. */
-  /** CPU time of the engine and target child JVM alone (0 when the engine runs in the bench JVM). */
-  long engineCpuNanos() {
-    return engineProcess == null ? 0 : engineProcess.cpuNanos();
-  }
-
-  long cpuNanos() {
-    long own = ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
-        .getProcessCpuTime();
-    if (engineProcess != null) {
-      own += engineProcess.cpuNanos();
+  /**
+   * CPU time so far of each process the bench runs, in nanoseconds, by {@link #BENCH} (this JVM:
+   * the load driver and the gateway), {@link #ENGINE}, {@link #TARGET}, {@link #NODE} and {@link
+   * #BARE}; a process that runs inside this JVM is not listed apart.
+   */
+  Map<String, Long> cpuNanosByProcess() {
+    Map<String, Long> out = new LinkedHashMap<>();
+    out.put(BENCH, ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime());
+    if (engine.apart()) {
+      out.put(ENGINE, engine.cpuNanos());
+    }
+    if (targetProcess != null) {
+      out.put(TARGET, targetProcess.cpuNanos());
     }
     if (passThrough != null) {
-      own += passThrough.process().cpuNanos();
+      out.put(NODE, passThrough.process().cpuNanos());
     }
     if (bareChild != null) {
-      own += bareChild.cpuNanos();
+      out.put(BARE, bareChild.cpuNanos());
     }
-    return own;
+    return out;
   }
 
   /** The demo contracts (endpoints moved to this run's target) plus the bench's constant-size read. */

@@ -1,5 +1,6 @@
 package io.onceport.app.bench;
 
+import io.onceport.app.engine.LocalEngine;
 import io.onceport.app.engine.WorkerTuning;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,8 +22,11 @@ import java.util.Set;
  * @param memoryCalls sequential distinct calls of the memory subject; memory is read after a tenth
  *     of them, after half and after all of them
  * @param node the Node binary or its directory, or null to look on PATH and in bin/install-node22's
- * @param engineInProcess run the embedded engine in this JVM instead of a child JVM
+ * @param engine the engine every subject runs on (the embedded engine or the Temporal CLI's dev
+ *     server), chosen as {@code serve --engine} chooses it
+ * @param engineInProcess run the embedded engine (and the demo target) in this JVM instead of child JVMs
  * @param bareJvm run the bare Temporal baseline (worker, client and its callers) in a JVM of its own
+ * @param curve the numbers of callers of the concurrency curve (e.g. 1, 16, 64, 256), empty for none
  * @param subjects which of {@link #ALL} to run
  * @param memoryHistograms a directory for the class histogram of the live heap at each memory point
  *     ({@code histogram-after-N.txt}, as {@code jcmd GC.class_histogram} prints it), or null for none
@@ -30,8 +34,12 @@ import java.util.Set;
 public record BenchSettings(
     int rounds, int calls, int warmup, int concurrency, Duration window, int stormCalls, Duration stormTimeout,
     int memoryCalls, String tool, Path contracts, Path nodeProject, Path node, boolean engineInProcess, boolean bareJvm,
-    Set<String> subjects, Duration callTimeout, int warmupBatches, WorkerTuning tuning, Path memoryHistograms) {
-  public static final List<String> ALL = List.of("direct", "passthrough", "bare", "sse", "json", "read", "storm", "memory", "history");
+    Set<String> subjects, Duration callTimeout, int warmupBatches, WorkerTuning tuning, Path memoryHistograms,
+    LocalEngine.Choice engine, List<Integer> curve) {
+  public static final List<String> ALL =
+      List.of("direct", "passthrough", "bare", "sse", "json", "read", "curve", "storm", "memory", "history");
+  /** The concurrency curve of the standard budget: the 1, 16, 64 and 256 callers. */
+  public static final List<Integer> STANDARD_CURVE = List.of(1, 16, 64, 256);
 
   public BenchSettings {
     Objects.requireNonNull(window, "window == null");
@@ -40,7 +48,17 @@ public record BenchSettings(
     Objects.requireNonNull(contracts, "contracts == null");
     Objects.requireNonNull(nodeProject, "nodeProject == null");
     Objects.requireNonNull(callTimeout, "callTimeout == null");
+    Objects.requireNonNull(engine, "engine == null");
     subjects = Set.copyOf(subjects);
+    curve = List.copyOf(curve);
+    for (int c : curve) {
+      if (c < 1 || c > 1024) {
+        throw new IllegalArgumentException("Invalid curve: " + c + " callers (1 to 1024)");
+      }
+    }
+    if (engineInProcess && engine.kind() != LocalEngine.Kind.EMBEDDED) {
+      throw new IllegalArgumentException("--engine-in-process needs --engine embedded (the Temporal CLI server is a process of its own)");
+    }
     if (rounds < 1) {
       throw new IllegalArgumentException("Invalid rounds: " + rounds + " (at least 1)");
     }
@@ -72,12 +90,15 @@ public record BenchSettings(
   public static Builder standard() {
     Builder b = new Builder(3, 200, 30, 16, Duration.ofSeconds(5), 1000, Duration.ofSeconds(60), 10_000);
     b.warmupBatches = 3;
+    b.curve = STANDARD_CURVE;
     return b;
   }
 
   /** A run of seconds that exercises every subject once: for tests and a first look. */
   public static Builder tiny() {
-    return new Builder(1, 3, 1, 4, Duration.ofMillis(400), 20, Duration.ofSeconds(30), 20);
+    Builder b = new Builder(1, 3, 1, 4, Duration.ofMillis(400), 20, Duration.ofSeconds(30), 20);
+    b.curve = List.of(1, 4);
+    return b;
   }
 
   /** Budget presets plus per-figure overrides. */
@@ -95,7 +116,10 @@ public record BenchSettings(
     public Path nodeProject = Path.of("src/test/node");
     public Path node;
     public boolean engineInProcess;
-    public boolean bareJvm;
+    /** On by default: each JVM's JIT time is then its own subject's. */
+    public boolean bareJvm = true;
+    public LocalEngine.Choice engine = LocalEngine.choose(LocalEngine.Mode.EMBEDDED, java.util.Optional.empty());
+    public List<Integer> curve = List.of();
     public Set<String> subjects = Set.copyOf(ALL);
     public Duration callTimeout = Duration.ofSeconds(60);
     public int warmupBatches;
@@ -116,7 +140,8 @@ public record BenchSettings(
 
     public BenchSettings build() {
       return new BenchSettings(rounds, calls, warmup, concurrency, window, stormCalls, stormTimeout, memoryCalls, tool,
-          contracts, nodeProject, node, engineInProcess, bareJvm, subjects, callTimeout, warmupBatches, tuning, memoryHistograms);
+          contracts, nodeProject, node, engineInProcess, bareJvm, subjects, callTimeout, warmupBatches, tuning, memoryHistograms,
+          engine, curve);
     }
   }
 }

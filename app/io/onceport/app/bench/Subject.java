@@ -1,14 +1,18 @@
 package io.onceport.app.bench;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
  * One thing the bench measures, and what it measured: C=1 latencies, throughput per round at
- * C=concurrency, the CPU those batches cost, and failures (a failed call is counted, never timed).
+ * C=concurrency, the CPU those batches cost in the processes the subject uses, its JVM's JIT time,
+ * its round trips to the engine, and failures (a failed call is counted, never timed; a busy answer
+ * is counted apart from failures).
  */
 final class Subject {
   /** One call; {@code n} is unique per subject so every call is a distinct request. */
@@ -29,21 +33,61 @@ final class Subject {
   /** A throughput batch run where the subject runs (another JVM), with its own callers. */
   @FunctionalInterface
   interface RemoteBatch {
-    Batch run(int concurrency, java.time.Duration window) throws Exception;
+    Batch run(int concurrency, Duration window) throws Exception;
   }
 
   /**
-   * What a batch run elsewhere reports: its calls and time, its failures, its JVM's JIT time and
-   * its gRPC calls to the engine (counts by method before and after).
+   * What a batch run elsewhere reports: its calls and time, its failures, its JVM's JIT time, its
+   * gRPC calls to the engine (counts by method before and after) and its calls' latencies (p50 and
+   * p99 in nanoseconds, -1 without calls).
    */
   record Batch(long calls, long elapsedNanos, long errors, String firstError, long jitMillis,
-      Map<String, Long> rpcsBefore, Map<String, Long> rpcsAfter) {}
+      Map<String, Long> rpcsBefore, Map<String, Long> rpcsAfter, long p50Nanos, long p99Nanos) {}
+
+  /** A call the gateway answered with an honest "busy, retry" (counted apart from failures). */
+  static final class BusyAnswer extends java.io.IOException {
+    BusyAnswer(String message) {
+      super(message);
+    }
+  }
+
+  /** Failures and busy answers of a set of calls (the rounds, or one point of the curve). */
+  static final class Tally {
+    long errors;
+    long busy;
+    String firstError;
+    String firstBusy;
+
+    synchronized void failed(Exception e) {
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      String what = e.getClass().getSimpleName() + ": " + McpDriver.abbreviate(e.getMessage());
+      if (e instanceof BusyAnswer) {
+        busy++;
+        firstBusy = firstBusy == null ? what : firstBusy;
+      } else {
+        failed(1, what);
+      }
+    }
+
+    synchronized void failed(long count, String first) {
+      errors += count;
+      if (firstError == null && count > 0) {
+        firstError = first;
+      }
+    }
+  }
 
   final String key;
   final String label;
   /** The subject this one is compared with, or null for a baseline. */
   final String baseline;
   final Call call;
+  /** The processes ({@link BenchRig#BENCH}, …) whose CPU time a call of this subject costs. */
+  final Set<String> processes;
+  /** The JVM whose JIT time {@code jit_ms_per_call} is: {@link BenchRig#BENCH} or {@link BenchRig#BARE}. */
+  final String jvm;
   /** Set when the calls are timed where they run. */
   TimedCall timedCall;
   /** Set when the throughput batches run where the subject runs. */
@@ -52,45 +96,49 @@ final class Subject {
 
   final List<Long> latencies = new ArrayList<>();
   final List<Double> throughputs = new ArrayList<>();
+  final Tally tally = new Tally();
   long batchCalls;
-  long batchCpuNanos;
-  /** The part of {@link #batchCpuNanos} the engine and target child JVM spent. */
-  long batchEngineCpuNanos;
-  /** JIT compilation time of the bench JVM during the batches (part of {@link #batchCpuNanos}). */
+  /** CPU time of each process during the batches (and their drain), by process. */
+  final Map<String, Long> batchCpuByProcess = new TreeMap<>();
+  /** JIT compilation time of the subject's JVM during the batches. */
   long batchJitMillis;
   /** gRPC calls to the engine during the batches (and their drain), by method. */
   final Map<String, Long> batchRpcs = new TreeMap<>();
-  long errors;
-  String firstError;
+  /** Host CPU idle during the batches, summed over them as fractions (see {@link HostCpu}). */
+  double batchHostIdle;
+  int batches;
   private int next;
 
-  Subject(String key, String label, String baseline, Call call) {
+  Subject(String key, String label, String baseline, Set<String> processes, String jvm, Call call) {
     this.key = key;
     this.label = label;
     this.baseline = baseline;
+    this.processes = Set.copyOf(processes);
+    this.jvm = jvm;
     this.call = call;
   }
 
-  /** A throughput batch's calls, CPU and gRPC calls (counts before and after it, by method). */
-  synchronized void addBatch(long calls, long cpuNanos, long engineCpuNanos, Map<String, Long> rpcsBefore,
-      Map<String, Long> rpcsAfter) {
+  /** A throughput batch's calls, CPU by process, and gRPC calls (counts before and after it, by method). */
+  synchronized void addBatch(long calls, Map<String, Long> cpuBefore, Map<String, Long> cpuAfter,
+      Map<String, Long> rpcsBefore, Map<String, Long> rpcsAfter, double hostIdle) {
     rpcsAfter.forEach((k, v) -> batchRpcs.merge(k, v - rpcsBefore.getOrDefault(k, 0L), Long::sum));
+    cpuAfter.forEach((k, v) -> batchCpuByProcess.merge(k, v - cpuBefore.getOrDefault(k, v), Long::sum));
     batchCalls += calls;
-    batchCpuNanos += cpuNanos;
-    batchEngineCpuNanos += engineCpuNanos;
+    batchHostIdle += hostIdle;
+    batches++;
   }
 
-  /** Runs a batch where the subject runs; its failures counted here (a batch that could not run: 0 calls, one failure). */
-  Batch remoteBatched(int concurrency, java.time.Duration window) throws InterruptedException {
+  /** Runs a batch where the subject runs; its failures counted in {@code into} (a batch that could not run: 0 calls, one failure). */
+  Batch remoteBatched(int concurrency, Duration window, Tally into) throws InterruptedException {
     try {
       Batch b = remoteBatch.run(concurrency, window);
-      failed(b.errors(), b.firstError());
+      into.failed(b.errors(), b.firstError());
       return b;
     } catch (InterruptedException e) {
       throw e;
     } catch (Exception e) {
-      failed(e);
-      return new Batch(0, window.toNanos(), 0, null, 0, Map.of(), Map.of());
+      into.failed(e);
+      return new Batch(0, window.toNanos(), 0, null, 0, Map.of(), Map.of(), -1, -1);
     }
   }
 
@@ -98,8 +146,8 @@ final class Subject {
     return next++;
   }
 
-  /** Runs one call; returns its duration in nanoseconds, or -1 when it failed (counted). */
-  long timed() {
+  /** Runs one call; returns its duration in nanoseconds, or -1 when it failed or was answered busy (counted in {@code into}). */
+  long timed(Tally into) {
     int n = nextIndex();
     long t0 = System.nanoTime();
     try {
@@ -109,22 +157,8 @@ final class Subject {
       call.run(n);
       return System.nanoTime() - t0;
     } catch (Exception e) {
-      failed(e);
+      into.failed(e);
       return -1;
-    }
-  }
-
-  synchronized void failed(Exception e) {
-    if (e instanceof InterruptedException) {
-      Thread.currentThread().interrupt();
-    }
-    failed(1, e.getClass().getSimpleName() + ": " + McpDriver.abbreviate(e.getMessage()));
-  }
-
-  synchronized void failed(long count, String first) {
-    errors += count;
-    if (firstError == null && count > 0) {
-      firstError = first;
     }
   }
 
@@ -134,12 +168,17 @@ final class Subject {
 
   /** Percentile of the C=1 latencies in milliseconds, NaN without samples. */
   double percentileMillis(double p) {
-    if (latencies.isEmpty()) {
+    return percentileNanos(latencies, p) / 1e6;
+  }
+
+  /** Percentile of {@code nanos} (nearest rank), NaN when empty. */
+  static double percentileNanos(List<Long> nanos, double p) {
+    if (nanos.isEmpty()) {
       return Double.NaN;
     }
-    List<Long> sorted = new ArrayList<>(latencies);
+    List<Long> sorted = new ArrayList<>(nanos);
     Collections.sort(sorted);
-    return sorted.get(Math.min(sorted.size() - 1, (int) Math.floor(p * sorted.size()))) / 1e6;
+    return sorted.get(Math.min(sorted.size() - 1, (int) Math.floor(p * sorted.size())));
   }
 
   /** Median throughput over the rounds (calls/s), NaN without batches. */
@@ -152,12 +191,27 @@ final class Subject {
     return sorted.get(sorted.size() / 2);
   }
 
-  /** Process CPU (this JVM plus the bench's children) per call of the throughput batches, in ms. */
-  double engineCpuPerCallMillis() {
-    return batchCalls == 0 ? Double.NaN : batchEngineCpuNanos / 1e6 / batchCalls;
+  /** CPU per call of the throughput batches in ms, counting the processes the subject uses. */
+  double cpuPerCallMillis() {
+    return batchCalls == 0 ? Double.NaN : cpuNanos(processes) / 1e6 / batchCalls;
   }
 
-  double cpuPerCallMillis() {
-    return batchCalls == 0 ? Double.NaN : batchCpuNanos / 1e6 / batchCalls;
+  /** CPU per call in ms of one process, NaN when it was not measured. */
+  double cpuPerCallMillis(String process) {
+    Long nanos = batchCpuByProcess.get(process);
+    return batchCalls == 0 || nanos == null ? Double.NaN : nanos / 1e6 / batchCalls;
+  }
+
+  private long cpuNanos(Set<String> of) {
+    long sum = 0;
+    for (String p : of) {
+      sum += batchCpuByProcess.getOrDefault(p, 0L);
+    }
+    return sum;
+  }
+
+  /** Mean host CPU idle fraction during the throughput batches, NaN without batches. */
+  double hostIdle() {
+    return batches == 0 ? Double.NaN : batchHostIdle / batches;
   }
 }

@@ -3,6 +3,7 @@ package io.onceport.app.cli;
 import io.onceport.app.bench.Bench;
 import io.onceport.app.bench.BenchReport;
 import io.onceport.app.bench.BenchSettings;
+import io.onceport.app.engine.LocalEngine;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,9 +20,11 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code onceport bench}: what a tools/call pays for execution identity, every figure next to its
- * baseline measured in the same run. Starts the demo target, the embedded engine (a child JVM), a
- * complete gateway, a bare-Temporal worker and (with Node 22) a TypeScript SDK pass-through on free
- * loopback ports, measures in interleaved rounds, stops everything and deletes its files. A
+ * baseline measured in the same run on the same engine ({@code --engine embedded|temporal-cli}).
+ * Starts the engine, the demo target (a JVM of its own), a complete gateway, a bare-Temporal worker
+ * (a JVM of its own) and (with Node 22) a TypeScript SDK pass-through on free loopback ports,
+ * measures in interleaved rounds and a concurrency curve, prints the floor row and issue 27's goals,
+ * stops everything and deletes its files. A lab tool, not part of the product's request path, and a
  * benchmark, not a test: {@code --budget tiny} makes a run of seconds.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
@@ -30,8 +33,11 @@ import picocli.CommandLine.Spec;
         "bare Temporal (start a workflow running one activity that makes the same POST, wait for it);",
         "Onceport side-effecting calls with an SSE and with a JSON answer; Onceport read_only;",
         "a storm of identical concurrent calls; memory over many sequential calls; one call's history.",
-        "Figures: C=1 p50 and p90, throughput at C=16, CPU per call (process CPU time / calls), each with its",
-        "ratio to the baseline (side-effecting vs bare Temporal, read_only vs pass-through); host load per round."})
+        "Figures: C=1 p50 and p90, throughput at C=16, CPU and JIT per call (process CPU time / calls), bytes sent to",
+        "the engine and workflow tasks per call, each with its ratio to the baseline (side-effecting vs bare Temporal,",
+        "read_only vs pass-through); the floor row (bare + pass-through CPU per call); a concurrency curve (1, 16, 64,",
+        "256 callers); each baseline checked against the direct POST; issue 27's goals as PASS/FAIL lines; host load.",
+        "Every subject runs on one engine (--engine embedded or temporal-cli), bare Temporal on the same server."})
 public final class BenchCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
@@ -73,7 +79,7 @@ public final class BenchCommand implements Callable<Integer> {
   Path memoryHistograms;
 
   @Option(names = "--subjects", split = ",",
-      description = "Only these: direct, passthrough, bare, sse, json, read, storm, memory, history (default: all).")
+      description = "Only these: direct, passthrough, bare, sse, json, read, curve, storm, memory, history (default: all).")
   List<String> subjects;
 
   @Option(names = "--tool", defaultValue = "create_release",
@@ -95,9 +101,15 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(names = "--engine-in-process", description = "Run the embedded engine in the bench JVM (default: a child JVM, measured apart).")
   boolean engineInProcess;
 
-  @Option(names = "--bare-jvm", description = "Run the bare Temporal baseline (its worker, client and callers) in a JVM of "
-      + "its own, so neither its code nor the gateway's is compiled or collected in the other's JVM (default: in the bench JVM).")
+  @Option(names = "--bare-jvm", negatable = true, defaultValue = "true", fallbackValue = "true",
+      description = "Run the bare Temporal baseline (its worker, client and callers) in a JVM of its own, so neither its code "
+          + "nor the gateway's is compiled or collected in the other's JVM and each JIT figure is its own subject's "
+          + "(default; --no-bare-jvm runs it in the bench JVM).")
   boolean bareJvm;
+
+  @Option(names = "--curve", split = ",", paramLabel = "CALLERS",
+      description = "The concurrency curve's numbers of callers (standard 1,16,64,256; tiny 1,4; 'none' for no curve).")
+  List<String> curve;
 
   @Option(names = "--json", description = "Print the figures as one JSON document instead of the table (progress goes to stderr).")
   boolean json;
@@ -179,6 +191,16 @@ public final class BenchCommand implements Callable<Integer> {
     if (memoryCalls != null) {
       b.memoryCalls = memoryCalls;
     }
+    where(b);
+    try {
+      return b.build();
+    } catch (IllegalArgumentException e) {
+      throw new CliException(e.getMessage());
+    }
+  }
+
+  /** What runs, where: subjects, tool, contracts, Node, the engine, the bare baseline's JVM, the curve. */
+  private void where(BenchSettings.Builder b) {
     if (subjects != null && !subjects.isEmpty()) {
       b.subjects = subjects.stream().map(String::trim).collect(Collectors.toCollection(LinkedHashSet::new));
     }
@@ -188,12 +210,35 @@ public final class BenchCommand implements Callable<Integer> {
     b.nodeProject = nodeProject;
     b.engineInProcess = engineInProcess;
     b.bareJvm = bareJvm;
+    b.engine = engineChoice();
+    if (curve != null) {
+      b.curve = curve(curve);
+    }
     b.memoryHistograms = memoryHistograms;
+  }
+
+  /** The engine {@code --engine} names, as serve chooses it (auto: temporal-cli when installed). */
+  private LocalEngine.Choice engineChoice() {
     try {
-      return b.build();
+      return ServeCommand.chooseEngine(ServeCommand.engineMode(soak.engine));
     } catch (IllegalArgumentException e) {
       throw new CliException(e.getMessage());
     }
+  }
+
+  private static List<Integer> curve(List<String> values) {
+    if (values.size() == 1 && values.get(0).trim().equalsIgnoreCase("none")) {
+      return List.of();
+    }
+    List<Integer> out = new java.util.ArrayList<>();
+    for (String v : values) {
+      try {
+        out.add(Integer.parseInt(v.trim()));
+      } catch (NumberFormatException e) {
+        throw new CliException("--curve must be numbers of callers such as 1,16,64,256 (or none), not " + String.join(",", values));
+      }
+    }
+    return out;
   }
 
   /** Whether any subject counted errors or any section failed: the exit status is then 1. */
@@ -202,7 +247,7 @@ public final class BenchCommand implements Callable<Integer> {
     for (var s : result.path("subjects")) {
       failed |= s.path("errors").asLong() > 0;
     }
-    for (String section : List.of("history", "storm", "memory")) {
+    for (String section : List.of("curve", "history", "storm", "memory")) {
       failed |= result.path(section).has("error");
     }
     return failed;

@@ -22,7 +22,8 @@ final class SoakOptions {
   Duration soak;
 
   @Option(names = "--engine", paramLabel = "auto|embedded|temporal-cli", defaultValue = "auto",
-      description = "Soak: the engine, chosen as `serve --engine` chooses it (default: ${DEFAULT-VALUE}).")
+      description = "The engine every subject runs on (the bench and the soak), chosen as `serve --engine` chooses it: "
+          + "auto picks temporal-cli when the binary is installed (default: ${DEFAULT-VALUE}).")
   String engine;
 
   @Option(names = "--waiting", paramLabel = "N", defaultValue = "1000",

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.onceport.app.bench.BareChild;
 import io.onceport.app.bench.BenchReport;
+import io.onceport.testing.TemporalCli;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -32,7 +33,7 @@ class BenchCommandTest {
 
   @Test
   void tinyBenchMeasuresEverySubjectAndPrintsItsTable() throws Exception {
-    Ran ran = bench("--budget", "tiny", "--json", "--workflow-cache-size", "256", "--workflow-threads", "512",
+    Ran ran = bench("--budget", "tiny", "--engine", "embedded", "--json", "--workflow-cache-size", "256", "--workflow-threads", "512",
         "--memory-histograms", histograms.toString());
     int code = ran.code();
     String out = ran.out();
@@ -68,6 +69,16 @@ class BenchCommandTest {
     assertTrue(rpcs.path("(sent bytes)").asDouble() > 0, sse.toString());
     JsonNode bareRpcs = r.path("subjects").get(2).path("engine_rpcs_per_call");
     assertEquals(1.0, bareRpcs.path("StartWorkflowExecution").asDouble(), bareRpcs.toString());
+    // Bare runs in a JVM of its own by default: its JIT and CPU are that JVM's, the engine's and the target's.
+    assertEquals("a JVM of its own", r.path("bare").asText());
+    assertEquals("the bare baseline's JVM", r.path("subjects").get(2).path("jit_jvm").asText());
+    assertEquals(List.of("bare", "engine", "target"), fields(r.path("subjects").get(2).path("cpu_ms_per_call_by_process")));
+    assertEquals(List.of("bench", "engine", "target"), fields(sse.path("cpu_ms_per_call_by_process")));
+    assertEquals(List.of("bench", "target"), fields(r.path("subjects").get(0).path("cpu_ms_per_call_by_process")),
+        "the direct POST does not pay for the engine");
+    assertEquals(2.0, sse.path("workflow_tasks_per_call").asDouble(), sse.toString());
+    assertTrue(sse.path("bytes_ratio").asDouble() > 1 && sse.path("jit_ms_per_call").isNumber(), sse.toString());
+    assertEquals("embedded", r.path("engine_kind").asText());
     JsonNode read = r.path("subjects").get(5);
     assertEquals("passthrough", read.path("baseline").asText());
     if (!r.path("subjects").get(1).has("skipped")) {
@@ -76,6 +87,25 @@ class BenchCommandTest {
 
     assertEquals(256, r.path("budget").path("workflow_cache_size").asInt(), "the gateway's worker takes --workflow-cache-size: " + r.path("budget"));
     assertEquals(512, r.path("budget").path("workflow_threads").asInt(), r.path("budget").toString());
+
+    if (!r.path("subjects").get(1).has("skipped")) {
+      JsonNode floor = r.path("floor");
+      assertEquals(r.path("subjects").get(2).path("cpu_ms_per_call").asDouble() + r.path("subjects").get(1).path("cpu_ms_per_call").asDouble(),
+          floor.path("cpu_ms_per_call").asDouble(), 0.01, "the floor is bare + the pass-through: " + floor);
+      assertTrue(floor.path("subjects").path("json").path("ratio").asDouble() > 0, floor.toString());
+    }
+    JsonNode curve = r.path("curve").path("subjects");
+    for (String key : List.of("bare", "sse", "json", "read")) {
+      assertEquals(2, curve.path(key).size(), "the tiny curve has 1 and 4 callers for " + key + ": " + curve);
+      JsonNode four = curve.path(key).get(1);
+      assertEquals(4, four.path("callers").asInt());
+      assertTrue(four.path("throughput_per_s").asDouble() > 0 && four.path("p99_ms").asDouble() >= four.path("p50_ms").asDouble(),
+          four.toString());
+      assertEquals(0, four.path("errors").asLong(), four.toString());
+      assertEquals(0, four.path("busy").asLong(), four.toString());
+    }
+    assertEquals(3, r.path("baseline_checks").size(), r.path("baseline_checks").toString());
+    assertTrue(r.path("goals").size() >= 20, r.path("goals").toString());
 
     JsonNode storm = r.path("storm");
     assertEquals(20, storm.path("calls").asInt());
@@ -116,36 +146,62 @@ class BenchCommandTest {
       assertTrue(table.contains(row), "the table has '" + row + "':\n" + table);
     }
     assertTrue(table.contains("vs bare"), table);
+    assertTrue(table.contains("concurrency curve") && table.contains("goals (issue 27, engine embedded):"), table);
+    assertTrue(table.contains("baseline check, bare:"), table);
     assertFalse(Files.exists(Path.of(r.path("dir").asText())), "the bench deletes its temporary directory " + r.path("dir"));
   }
 
   @Test
-  void withBareJvmTheBaselineRunsTimedAndDrivenInAJvmOfItsOwn() throws Exception {
-    Ran ran = bench("--budget", "tiny", "--json", "--subjects", "bare,json", "--bare-jvm");
-    int code = ran.code();
-    String out = ran.out();
-    String err = ran.err();
-
-    assertEquals(0, code, "bench failed; stderr:\n" + err + "\nstdout:\n" + out);
-    JsonNode r = new ObjectMapper().readTree(out.toString());
-    assertEquals("a JVM of its own", r.path("bare").asText());
-    assertTrue(r.path("cpu_counts").asText().contains("the bare baseline's JVM"), r.path("cpu_counts").asText());
+  void onTheTemporalCliServerEverySubjectAndBareRunOnTheSameServer() throws Exception {
+    TemporalCli.binaryOrSkip();
+    Ran ran = bench("--budget", "tiny", "--engine", "temporal-cli", "--json", "--subjects", "bare,json,curve,history");
+    assertEquals(0, ran.code(), "bench failed; stderr:\n" + ran.err() + "\nstdout:\n" + ran.out());
+    JsonNode r = new ObjectMapper().readTree(ran.out());
+    assertEquals("temporal-cli", r.path("engine_kind").asText());
+    assertTrue(r.path("engine").asText().startsWith("temporal-cli (--engine temporal-cli, "), r.path("engine").asText());
     JsonNode bare = r.path("subjects").get(0);
-    assertEquals("bare", bare.path("subject").asText());
-    assertTrue(bare.path("label").asText().endsWith("a JVM of its own)"), bare.toString());
+    assertEquals(1.0, bare.path("engine_rpcs_per_call").path("StartWorkflowExecution").asDouble(), bare.toString());
+    assertTrue(bare.path("cpu_ms_per_call_by_process").path("engine").asDouble() > 0, "the dev server's CPU is counted: " + bare);
+    JsonNode json = r.path("subjects").get(1);
+    assertEquals(0, json.path("errors").asLong(), json.toString());
+    assertEquals(1.0, json.path("engine_rpcs_per_call").path("ExecuteMultiOperation").asDouble(), json.toString());
+    assertTrue(json.path("cpu_ms_per_call_by_process").path("engine").asDouble() > 0, json.toString());
+    assertEquals(2, r.path("curve").path("subjects").path("json").size(), r.path("curve").toString());
+    assertEquals(2, r.path("history").path("side_effecting").path("workflow_tasks").asInt(), r.path("history").toString());
+    assertFalse(Files.exists(Path.of(r.path("dir").asText())), "the bench deletes its temporary directory (the server's database too)");
+  }
+
+  @Test
+  void withNoBareJvmTheBaselineRunsInTheBenchJvm() throws Exception {
+    Ran ran = bench("--budget", "tiny", "--engine", "embedded", "--json", "--subjects", "bare,json", "--no-bare-jvm");
+    assertEquals(0, ran.code(), "bench failed; stderr:\n" + ran.err() + "\nstdout:\n" + ran.out());
+    JsonNode r = new ObjectMapper().readTree(ran.out());
+    assertEquals("in the bench JVM", r.path("bare").asText());
+    JsonNode bare = r.path("subjects").get(0);
     assertEquals(0, bare.path("errors").asLong(), bare.toString());
     assertEquals(3, bare.path("c1_calls").asInt(), bare.toString());
-    assertTrue(bare.path("p50_ms").asDouble() > 0 && bare.path("throughput_per_s").asDouble() > 0
-        && bare.path("cpu_ms_per_call").asDouble() > 0, bare.toString());
-    // Its round trips are counted in its own JVM: one start per call, none of the gateway's.
+    assertEquals(List.of("bench", "engine", "target"), fields(bare.path("cpu_ms_per_call_by_process")));
     assertEquals(1.0, bare.path("engine_rpcs_per_call").path("StartWorkflowExecution").asDouble(), bare.toString());
-    assertFalse(bare.path("engine_rpcs_per_call").has("ExecuteMultiOperation"), bare.toString());
-    JsonNode json = r.path("subjects").get(1);
-    assertEquals("bare", json.path("baseline").asText());
-    assertTrue(json.path("cpu_ratio").asDouble() > 0 && json.path("throughput_ratio").asDouble() > 0, json.toString());
     assertEquals(0, ProcessHandle.current().descendants()
             .filter(h -> h.info().commandLine().map(c -> c.contains(BareChild.class.getName())).orElse(false)).count(),
-        "the bare baseline's JVM ends with the bench");
+        "no bare JVM");
+  }
+
+  @Test
+  void benchRefusesABadCurveAndTheCliServerInProcessWithAMessage() {
+    Ran curve = bench("--curve", "1,many");
+    assertEquals(1, curve.code());
+    assertTrue(curve.err().contains("--curve must be numbers of callers such as 1,16,64,256 (or none), not 1,many"), curve.err());
+    Ran inProcess = bench("--engine", "temporal-cli", "--engine-in-process");
+    assertEquals(1, inProcess.code());
+    assertTrue(inProcess.err().contains("--engine-in-process needs --engine embedded")
+        || inProcess.err().contains("--engine temporal-cli needs the `temporal` binary"), inProcess.err());
+  }
+
+  private static List<String> fields(JsonNode o) {
+    List<String> out = new ArrayList<>();
+    o.fieldNames().forEachRemaining(out::add);
+    return out;
   }
 
   @Test

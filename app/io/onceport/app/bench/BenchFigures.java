@@ -1,0 +1,91 @@
+package io.onceport.app.bench;
+
+import static io.onceport.app.bench.Bench.put;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** One subject's row of the result: its figures, and each as a ratio to its baseline's measured in the same run. */
+final class BenchFigures {
+  /** The gRPC method whose count per call is the workflow tasks a call costs (each task completed is one). */
+  static final String WORKFLOW_TASK = "RespondWorkflowTaskCompleted";
+
+  private BenchFigures() {}
+
+  static ObjectNode of(Subject s, List<Subject> all, int concurrency) {
+    ObjectNode f = McpDriver.JSON.createObjectNode();
+    f.put("subject", s.key);
+    f.put("label", s.label);
+    if (!s.measured()) {
+      f.put("skipped", s.skipped);
+      return f;
+    }
+    put(f, "p50_ms", s.percentileMillis(0.5));
+    put(f, "p90_ms", s.percentileMillis(0.9));
+    f.put("c1_calls", s.latencies.size());
+    put(f, "throughput_per_s", s.throughput());
+    f.put("concurrency", concurrency);
+    put(f, "cpu_ms_per_call", s.cpuPerCallMillis());
+    ObjectNode byProcess = f.putObject("cpu_ms_per_call_by_process");
+    for (String p : s.batchCpuByProcess.keySet()) {
+      if (s.processes.contains(p)) {
+        put(byProcess, p, s.cpuPerCallMillis(p));
+      }
+    }
+    if (s.batchCpuByProcess.containsKey(BenchRig.ENGINE) && s.processes.contains(BenchRig.ENGINE)) {
+      put(f, "engine_cpu_ms_per_call", s.cpuPerCallMillis(BenchRig.ENGINE));
+    }
+    put(f, "host_idle", s.hostIdle());
+    if (s.batchCalls > 0) {
+      put(f, "jit_ms_per_call", s.batchJitMillis / (double) s.batchCalls);
+      f.put("jit_jvm", s.jvm.equals(BenchRig.BARE) ? "the bare baseline's JVM" : "the bench JVM (driver and gateway)");
+    }
+    if (s.batchCalls > 0 && !s.batchRpcs.isEmpty()) {
+      ObjectNode r = f.putObject("engine_rpcs_per_call");
+      Map<String, Double> perCall = RpcCounter.perCall(Map.of(), s.batchRpcs, s.batchCalls);
+      perCall.forEach(r::put);
+      put(f, "sent_bytes_per_call", perCall.getOrDefault(RpcCounter.SENT_BYTES, 0.0));
+      put(f, "workflow_tasks_per_call", perCall.getOrDefault(WORKFLOW_TASK, 0.0));
+    }
+    f.put("errors", s.tally.errors);
+    if (s.tally.firstError != null) {
+      f.put("first_error", s.tally.firstError);
+    }
+    f.put("busy", s.tally.busy);
+    if (s.tally.firstBusy != null) {
+      f.put("first_busy", s.tally.firstBusy);
+    }
+    if (s.baseline != null) {
+      f.put("baseline", s.baseline);
+      all.stream().filter(b -> b.key.equals(s.baseline) && b.measured()).findFirst().ifPresent(b -> ratios(f, s, b));
+    }
+    return f;
+  }
+
+  /** Each figure over the baseline's: for latency, CPU, bytes and JIT lower is better, for throughput higher. */
+  private static void ratios(ObjectNode f, Subject s, Subject b) {
+    put(f, "p50_ratio", s.percentileMillis(0.5) / b.percentileMillis(0.5));
+    put(f, "throughput_ratio", s.throughput() / b.throughput());
+    put(f, "cpu_ratio", s.cpuPerCallMillis() / b.cpuPerCallMillis());
+    if (s.batchCalls > 0 && b.batchCalls > 0) {
+      double sJit = s.batchJitMillis / (double) s.batchCalls;
+      double bJit = b.batchJitMillis / (double) b.batchCalls;
+      put(f, "cpu_ratio_without_jit", (s.cpuPerCallMillis() - sJit) / (b.cpuPerCallMillis() - bJit));
+      if (bJit > 0) {
+        put(f, "jit_ratio", sJit / bJit);
+      }
+      Optional<Double> sBytes = sentBytes(s);
+      Optional<Double> bBytes = sentBytes(b);
+      if (sBytes.isPresent() && bBytes.isPresent() && bBytes.get() > 0) {
+        put(f, "bytes_ratio", sBytes.get() / bBytes.get());
+      }
+    }
+  }
+
+  private static Optional<Double> sentBytes(Subject s) {
+    Long bytes = s.batchRpcs.get(RpcCounter.SENT_BYTES);
+    return bytes == null || s.batchCalls == 0 ? Optional.empty() : Optional.of(bytes / (double) s.batchCalls);
+  }
+}
