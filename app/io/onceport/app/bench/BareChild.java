@@ -165,7 +165,7 @@ public final class BareChild {
       JsonNode r = reply(child.request("batch " + c + " " + window.toMillis(), window.plus(timeout).plusSeconds(30)));
       return new Subject.Batch(r.path("calls").asLong(), r.path("elapsed_nanos").asLong(), r.path("errors").asLong(),
           r.path("first_error").asText(null), r.path("jit_ms").asLong(), counts(r.path("rpcs_before")), counts(r.path("rpcs_after")),
-          r.path("p50_nanos").asLong(-1), r.path("p99_nanos").asLong(-1));
+          r.path("p50_nanos").asLong(-1), r.path("p99_nanos").asLong(-1), 0, null, 0, null);
     };
     return s;
   }

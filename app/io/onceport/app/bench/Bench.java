@@ -7,9 +7,6 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -81,8 +78,9 @@ public final class Bench {
     out.put("engine_kind", rig.engine.kind.wireName());
     out.put("engine", rig.engine.description);
     out.put("tool", settings.tool());
-    out.put("cpu_counts", "per subject, the processes it uses: the bench JVM (load driver and gateway) for every subject but bare"
-        + (rig.bareChild != null ? " (bare: its own JVM, driver included)" : "")
+    out.put("cpu_counts", "per subject, the processes it uses: the load driver's JVM for every subject but bare"
+        + (rig.bareChild != null ? " (bare: its own JVM, driver included)" : " (bare: the bench JVM)")
+        + ", the gateway's JVM (the bench JVM) for Onceport's subjects"
         + (rig.engine.apart() ? ", the engine for bare and Onceport's subjects" : ", the engine in the bench JVM")
         + (rig.targetProcess != null ? ", the target's JVM for all" : "") + (rig.passThrough != null ? ", Node for the pass-through" : ""));
     out.put("bare", rig.bareChild != null ? "a JVM of its own" : "in the bench JVM");
@@ -118,42 +116,30 @@ public final class Bench {
 
   // ---- subjects -------------------------------------------------------------------------------
 
+  /**
+   * The subjects, each with the processes its CPU counts and the JVM its JIT is read in. The MCP
+   * subjects and the direct POST are driven from the driver's JVM ({@link DriverChild}): the bench
+   * JVM then holds the gateway alone, as {@code serve} runs it.
+   */
   private List<Subject> subjects(BenchRig rig) throws IOException, InterruptedException {
-    List<Subject> all = new ArrayList<>();
     Duration timeout = settings.callTimeout();
-    HttpClient http = rig.http;
-    URI direct = URI.create(rig.target + "/v1/releases");
-    Set<String> driverAndTarget = Set.of(BenchRig.BENCH, BenchRig.TARGET);
-    all.add(new Subject("direct", "direct POST to the target", null, driverAndTarget, BenchRig.BENCH, n -> {
-      HttpResponse<String> r = http.send(HttpRequest.newBuilder(direct).timeout(timeout).header("Content-Type", "application/json")
-          .header("Idempotency-Key", "direct-" + run + "-" + n)
-          .POST(HttpRequest.BodyPublishers.ofString(args("direct", n, true))).build(), HttpResponse.BodyHandlers.ofString());
-      if (r.statusCode() != 201) {
-        throw new IOException("target answered " + r.statusCode() + ": " + McpDriver.abbreviate(r.body()));
-      }
-    }));
-    Set<String> viaNode = Set.of(BenchRig.BENCH, BenchRig.NODE, BenchRig.TARGET);
-    String passLabel = "non-durable MCP pass-through (TypeScript SDK server)";
-    String readArgs = "{\"id\":\"" + rig.releaseId + "\"}";
-    Subject pass;
-    if (rig.passThrough != null) {
-      McpDriver pt = new McpDriver(http, rig.passThroughMcp(), null);
-      pass = new Subject("passthrough", passLabel, null, viaNode, BenchRig.BENCH,
-          n -> expectRead(pt.call(BenchRig.READ_TOOL, readArgs, McpDriver.ACCEPT_SDK, timeout), rig));
-    } else {
-      pass = new Subject("passthrough", passLabel, null, viaNode, BenchRig.BENCH, null);
+    rig.startDriver(new BenchCalls(URI.create(rig.target), rig.mcp(), rig.token, rig.passThrough == null ? null : rig.passThroughMcp(),
+        run, settings.tool(), rig.releaseId, timeout));
+    String d = BenchRig.DRIVER;
+    List<Subject> all = new ArrayList<>();
+    all.add(DriverChild.subject(rig.driver, "direct", "direct POST to the target", null, Set.of(d, BenchRig.TARGET), d, timeout));
+    Subject pass = DriverChild.subject(rig.driver, "passthrough", "non-durable MCP pass-through (TypeScript SDK server)", null,
+        Set.of(d, BenchRig.NODE, BenchRig.TARGET), d, timeout);
+    if (rig.passThrough == null) {
       pass.skipped = rig.passThroughSkipped;
     }
     all.add(pass);
     all.add(bare(rig));
-    McpDriver onceport = new McpDriver(http, rig.mcp(), rig.token).initialize();
-    Set<String> gateway = Set.of(BenchRig.BENCH, BenchRig.ENGINE, BenchRig.TARGET);
-    all.add(new Subject("sse", "Onceport side-effecting, SSE answer (SDK Accept)", "bare", gateway, BenchRig.BENCH,
-        n -> expectCompleted(onceport.call(settings.tool(), args("sse", n, false), McpDriver.ACCEPT_SDK, timeout))));
-    all.add(new Subject("json", "Onceport side-effecting, JSON answer", "bare", gateway, BenchRig.BENCH,
-        n -> expectCompleted(onceport.call(settings.tool(), args("json", n, false), McpDriver.ACCEPT_JSON, timeout))));
-    all.add(new Subject("read", "Onceport read_only (SDK Accept)", "passthrough", gateway, BenchRig.BENCH,
-        n -> expectRead(onceport.call(BenchRig.READ_TOOL, readArgs, McpDriver.ACCEPT_SDK, timeout), rig)));
+    Set<String> gateway = Set.of(d, BenchRig.BENCH, BenchRig.ENGINE, BenchRig.TARGET);
+    String g = BenchRig.BENCH;
+    all.add(DriverChild.subject(rig.driver, "sse", "Onceport side-effecting, SSE answer (SDK Accept)", "bare", gateway, g, timeout));
+    all.add(DriverChild.subject(rig.driver, "json", "Onceport side-effecting, JSON answer", "bare", gateway, g, timeout));
+    all.add(DriverChild.subject(rig.driver, "read", "Onceport read_only (SDK Accept)", "passthrough", gateway, g, timeout));
     List<Subject> chosen = new ArrayList<>();
     for (Subject s : all) {
       if (settings.runs(s.key)) {
@@ -178,28 +164,11 @@ public final class Bench {
   }
 
   String args(String subject, int n, boolean withRegion) {
-    return "{\"service\":\"bench-" + subject + "\",\"version\":\"" + run + "-" + n + "\""
-        + (withRegion ? ",\"region\":\"us-east-1\"" : "") + "}";
+    return BenchCalls.args(run, subject, n, withRegion);
   }
 
-  /** A completed call's answer; a busy answer throws {@link Subject.BusyAnswer}, anything else an IOException. */
   static void expectCompleted(JsonNode result) throws IOException {
-    JsonNode summary = result.path("_meta").path("onceport/execution");
-    if (summary.isMissingNode()) {
-      summary = result.path("structuredContent");
-    }
-    if (result.path("structuredContent").path("busy").asBoolean(false)) {
-      throw new Subject.BusyAnswer("busy: " + McpDriver.abbreviate(result.path("structuredContent").path("message").asText()));
-    }
-    if (!"completed".equals(summary.path("state").asText())) {
-      throw new IOException("not completed: " + McpDriver.abbreviate(result.toString()));
-    }
-  }
-
-  private static void expectRead(JsonNode result, BenchRig rig) throws IOException {
-    if (result.path("isError").asBoolean(false) || !result.path("content").path(0).path("text").asText().contains(rig.releaseId)) {
-      throw new IOException("the read did not return release " + rig.releaseId + ": " + McpDriver.abbreviate(result.toString()));
-    }
+    BenchCalls.expectCompleted(result);
   }
 
   // ---- rounds ---------------------------------------------------------------------------------
@@ -209,20 +178,7 @@ public final class Bench {
     if (live.isEmpty()) {
       return;
     }
-    say("bench: warming up (" + settings.warmup() + " calls of each subject)");
-    for (Subject s : live) {
-      for (int i = 0; i < settings.warmup(); i++) {
-        s.timed(s.tally);
-      }
-    }
-    if (settings.warmupBatches() > 0) {
-      say("bench: warming up (" + settings.warmupBatches() + " unmeasured throughput batches of each subject)");
-      for (int w = 0; w < settings.warmupBatches(); w++) {
-        for (Subject s : live) {
-          batches.run(s, settings.concurrency(), settings.window(), s.tally);
-        }
-      }
-    }
+    warmUp(live, batches);
     for (int r = 0; r < settings.rounds(); r++) {
       ObjectNode round = rounds.addObject();
       round.put("round", r + 1);
@@ -239,17 +195,47 @@ public final class Bench {
           }
         }
       }
-      ObjectNode rates = round.putObject("throughput");
-      for (Subject s : order) {
-        BenchBatches.Measured m = batches.measure(s, settings.concurrency(), settings.window(), s.tally);
-        s.addBatch(m.calls(), m.cpuBefore(), m.cpuAfter(), m.rpcsBefore(), m.rpcsAfter(), m.hostIdle());
-        s.batchJitMillis += m.jitMillis();
-        s.throughputs.add(m.rate());
-        rates.put(s.key, Math.round(m.rate() * 10) / 10.0);
-      }
+      roundBatches(order, round, batches);
       String after = loadAverage();
       round.put("load_after", after);
       say("bench: round " + (r + 1) + " done, load " + after);
+    }
+  }
+
+  /** Unmeasured calls, then unmeasured batches, of every subject. */
+  private void warmUp(List<Subject> live, BenchBatches batches) throws InterruptedException {
+    say("bench: warming up (" + settings.warmup() + " calls of each subject)");
+    for (Subject s : live) {
+      for (int i = 0; i < settings.warmup(); i++) {
+        s.timed(s.tally);
+      }
+    }
+    if (settings.warmupBatches() > 0) {
+      say("bench: warming up (" + settings.warmupBatches() + " unmeasured throughput batches of each subject)");
+      for (int w = 0; w < settings.warmupBatches(); w++) {
+        for (Subject s : live) {
+          batches.run(s, settings.concurrency(), settings.window(), s.tally);
+        }
+      }
+    }
+  }
+
+  /** One measured batch of each subject; the round's throughput, JIT CPU per call and calls answered before it. */
+  private void roundBatches(List<Subject> order, ObjectNode round, BenchBatches batches) throws InterruptedException {
+    ObjectNode rates = round.putObject("throughput");
+    ObjectNode jit = round.putObject("jit_cpu_ms_per_call");
+    ObjectNode served = round.putObject("calls_served_before");
+    for (Subject s : order) {
+      served.put(s.key, s.served.get());
+      BenchBatches.Measured m = batches.measure(s, settings.concurrency(), settings.window(), s.tally);
+      if (m.jitCpuMillis() >= 0 && m.calls() > 0) {
+        put(jit, s.key, m.jitCpuMillis() / (double) m.calls());
+      }
+      s.addBatch(m.calls(), m.cpuBefore(), m.cpuAfter(), m.rpcsBefore(), m.rpcsAfter(), m.hostIdle());
+      s.batchJitMillis += m.jitMillis();
+      s.batchJitCpuMillis = s.batchJitCpuMillis < 0 || m.jitCpuMillis() < 0 ? -1 : s.batchJitCpuMillis + m.jitCpuMillis();
+      s.throughputs.add(m.rate());
+      rates.put(s.key, Math.round(m.rate() * 10) / 10.0);
     }
   }
 

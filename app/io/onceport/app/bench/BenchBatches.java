@@ -34,11 +34,14 @@ final class BenchBatches {
   /**
    * One measured batch and its cost.
    *
+   * @param jitMillis the subject's JVM's compilation time as the JVM counts it (elapsed, waits for a core included)
+   * @param jitCpuMillis the CPU time of that JVM's compiler threads ({@link JitCpu}), -1 when unknown
    * @param p50Nanos the calls' median latency (-1 unless latencies were kept)
    * @param p99Nanos their 99th percentile (-1 unless latencies were kept)
    */
   record Measured(long calls, long elapsedNanos, Map<String, Long> cpuBefore, Map<String, Long> cpuAfter,
-      Map<String, Long> rpcsBefore, Map<String, Long> rpcsAfter, long jitMillis, double hostIdle, long p50Nanos, long p99Nanos) {
+      Map<String, Long> rpcsBefore, Map<String, Long> rpcsAfter, long jitMillis, long jitCpuMillis, double hostIdle,
+      long p50Nanos, long p99Nanos) {
     double rate() {
       return calls / (elapsedNanos / 1e9);
     }
@@ -54,17 +57,27 @@ final class BenchBatches {
     Map<String, Long> cpu0 = rig.cpuNanosByProcess();
     HostCpu host0 = HostCpu.now();
     long jit0 = jitMillis();
+    long pid = rig.jvmPid(s.jvm);
+    long jitCpu0 = rig.jitCpu.millis(pid);
     Ran ran = run(s, concurrency, window, tally);
     HostCpu host1 = HostCpu.now(); // the callers' share, not the drain's
     rig.awaitQuiet(QUIET, QUIET_LIMIT);
     Map<String, Long> cpu1 = rig.cpuNanosByProcess();
     long benchJit = jitMillis() - jit0;
+    long jitCpu1 = rig.jitCpu.millis(pid);
+    long jitCpu = jitCpu0 < 0 || jitCpu1 < 0 ? -1 : jitCpu1 - jitCpu0;
     if (ran.remote() == null) {
-      return new Measured(ran.calls(), ran.elapsedNanos(), cpu0, cpu1, rpcs0, rig.rpcs.snapshot(), benchJit,
+      return new Measured(ran.calls(), ran.elapsedNanos(), cpu0, cpu1, rpcs0, rig.rpcs.snapshot(), benchJit, jitCpu,
           host1.idleSince(host0), percentile(ran.latencies(), 0.5), percentile(ran.latencies(), 0.99));
     }
-    Subject.Batch b = ran.remote(); // its JIT and round trips are its own JVM's, counted there
-    return new Measured(ran.calls(), ran.elapsedNanos(), cpu0, cpu1, b.rpcsBefore(), b.rpcsAfter(), b.jitMillis(),
+    Subject.Batch b = ran.remote();
+    if (b.rpcsAfter().isEmpty()) { // driven from the driver's JVM: the round trips are the gateway's, counted here
+      return new Measured(ran.calls(), ran.elapsedNanos(), cpu0, cpu1, rpcs0, rig.rpcs.snapshot(),
+          BenchRig.DRIVER.equals(s.jvm) ? b.jitMillis() : benchJit, jitCpu,
+          host1.idleSince(host0), b.p50Nanos(), b.p99Nanos());
+    }
+    // bare: its JIT and round trips are its own JVM's, counted there
+    return new Measured(ran.calls(), ran.elapsedNanos(), cpu0, cpu1, b.rpcsBefore(), b.rpcsAfter(), b.jitMillis(), jitCpu,
         host1.idleSince(host0), b.p50Nanos(), b.p99Nanos());
   }
 

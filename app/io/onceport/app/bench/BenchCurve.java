@@ -12,7 +12,8 @@ import java.util.Set;
  * {@code --curve} (standard: 1, 16, 64, 256), fewest callers first, the subjects in turn at each
  * point, so that load on the machine falls on all of them alike. Each point: throughput, the calls'
  * p50 and p99, failures, busy answers (every call is a distinct request, so a busy answer is the
- * gateway turning away a call it could have run), CPU per call and how idle the host stayed.
+ * gateway turning away a call it could have run), answers given before the outcome ("dispatched,
+ * outcome pending": the gateway's wait ran out), CPU per call and how idle the host stayed.
  */
 final class BenchCurve {
   /** The subjects on the curve: the baselines and Onceport's subjects (the direct POST is the driver's floor, not a contender). */
@@ -57,14 +58,7 @@ final class BenchCurve {
     put(p, "throughput_per_s", m.rate());
     put(p, "p50_ms", m.p50Nanos() < 0 ? Double.NaN : m.p50Nanos() / 1e6);
     put(p, "p99_ms", m.p99Nanos() < 0 ? Double.NaN : m.p99Nanos() / 1e6);
-    p.put("errors", tally.errors);
-    if (tally.firstError != null) {
-      p.put("first_error", tally.firstError);
-    }
-    p.put("busy", tally.busy);
-    if (tally.firstBusy != null) {
-      p.put("first_busy", tally.firstBusy);
-    }
+    tally.into(p);
     long cpu = 0;
     for (String process : s.processes) {
       cpu += m.cpuAfter().getOrDefault(process, 0L) - m.cpuBefore().getOrDefault(process, 0L);

@@ -25,6 +25,7 @@ final class BenchFigures {
     put(f, "p50_ms", s.percentileMillis(0.5));
     put(f, "p90_ms", s.percentileMillis(0.9));
     f.put("c1_calls", s.latencies.size());
+    f.put("calls_served", s.served.get());
     put(f, "throughput_per_s", s.throughput());
     f.put("concurrency", concurrency);
     put(f, "cpu_ms_per_call", s.cpuPerCallMillis());
@@ -40,8 +41,26 @@ final class BenchFigures {
     put(f, "host_idle", s.hostIdle());
     if (s.batchCalls > 0) {
       put(f, "jit_ms_per_call", s.batchJitMillis / (double) s.batchCalls);
-      f.put("jit_jvm", s.jvm.equals(BenchRig.BARE) ? "the bare baseline's JVM" : "the bench JVM (driver and gateway)");
+      if (s.batchJitCpuMillis >= 0) {
+        put(f, "jit_cpu_ms_per_call", s.batchJitCpuMillis / (double) s.batchCalls);
+      }
+      f.put("jit_jvm", switch (s.jvm) {
+        case BenchRig.BARE -> "the bare baseline's JVM";
+        case BenchRig.DRIVER -> "the load driver's JVM";
+        default -> "the gateway's JVM";
+      });
     }
+    rpcs(f, s);
+    s.tally.into(f);
+    if (s.baseline != null) {
+      f.put("baseline", s.baseline);
+      all.stream().filter(b -> b.key.equals(s.baseline) && b.measured()).findFirst().ifPresent(b -> ratios(f, s, b));
+    }
+    return f;
+  }
+
+  /** The gRPC calls to the engine per call by method, the bytes sent and the workflow tasks. */
+  private static void rpcs(ObjectNode f, Subject s) {
     if (s.batchCalls > 0 && !s.batchRpcs.isEmpty()) {
       ObjectNode r = f.putObject("engine_rpcs_per_call");
       Map<String, Double> perCall = RpcCounter.perCall(Map.of(), s.batchRpcs, s.batchCalls);
@@ -49,19 +68,6 @@ final class BenchFigures {
       put(f, "sent_bytes_per_call", perCall.getOrDefault(RpcCounter.SENT_BYTES, 0.0));
       put(f, "workflow_tasks_per_call", perCall.getOrDefault(WORKFLOW_TASK, 0.0));
     }
-    f.put("errors", s.tally.errors);
-    if (s.tally.firstError != null) {
-      f.put("first_error", s.tally.firstError);
-    }
-    f.put("busy", s.tally.busy);
-    if (s.tally.firstBusy != null) {
-      f.put("first_busy", s.tally.firstBusy);
-    }
-    if (s.baseline != null) {
-      f.put("baseline", s.baseline);
-      all.stream().filter(b -> b.key.equals(s.baseline) && b.measured()).findFirst().ifPresent(b -> ratios(f, s, b));
-    }
-    return f;
   }
 
   /** Each figure over the baseline's: for latency, CPU, bytes and JIT lower is better, for throughput higher. */
@@ -75,6 +81,9 @@ final class BenchFigures {
       put(f, "cpu_ratio_without_jit", (s.cpuPerCallMillis() - sJit) / (b.cpuPerCallMillis() - bJit));
       if (bJit > 0) {
         put(f, "jit_ratio", sJit / bJit);
+      }
+      if (s.batchJitCpuMillis >= 0 && b.batchJitCpuMillis > 0) {
+        put(f, "jit_cpu_ratio", (s.batchJitCpuMillis / (double) s.batchCalls) / (b.batchJitCpuMillis / (double) b.batchCalls));
       }
       Optional<Double> sBytes = sentBytes(s);
       Optional<Double> bBytes = sentBytes(b);

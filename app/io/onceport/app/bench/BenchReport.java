@@ -25,8 +25,12 @@ public final class BenchReport {
       b.append(String.format(Locale.ROOT, "load at start %s, at end %s%n", r.path("load_at_start").asText(), r.path("load_at_end").asText()));
     }
     for (JsonNode round : r.path("rounds")) {
-      b.append(String.format(Locale.ROOT, "round %d: load %s → %s%n", round.path("round").asInt(),
-          round.path("load_before").asText(), round.path("load_after").asText()));
+      StringBuilder jit = new StringBuilder();
+      round.path("jit_cpu_ms_per_call").fields().forEachRemaining(e -> jit.append(jit.length() == 0 ? "; JIT CPU per call " : ", ")
+          .append(e.getKey()).append(' ').append(fmt(e.getValue().asDouble())).append(" ms after ")
+          .append(String.format(Locale.ROOT, "%,d", round.path("calls_served_before").path(e.getKey()).asLong())).append(" calls"));
+      b.append(String.format(Locale.ROOT, "round %d: load %s → %s%s%n", round.path("round").asInt(),
+          round.path("load_before").asText(), round.path("load_after").asText(), jit));
     }
     subjects(b, r, budget);
     b.append(String.format(Locale.ROOT, "CPU per call counts %s.%n", r.path("cpu_counts").asText()));
@@ -53,7 +57,7 @@ public final class BenchReport {
   private static void subjects(StringBuilder b, JsonNode r, JsonNode budget) {
     int c = budget.path("concurrency").asInt();
     b.append(String.format(Locale.ROOT, "%n%-54s %9s %9s %10s %10s %10s   %s%n", "subject", "C=1 p50", "C=1 p90", "C=" + c + " /s",
-        "CPU/call", "JIT/call", "ratio to baseline: p50 / throughput / CPU"));
+        "CPU/call", "JIT CPU", "ratio to baseline: p50 / throughput / CPU"));
     for (JsonNode s : r.path("subjects")) {
       if (s.has("skipped")) {
         b.append(String.format(Locale.ROOT, "%-54s skipped: %s%n", s.path("label").asText(), s.path("skipped").asText()));
@@ -64,9 +68,11 @@ public final class BenchReport {
               x(s, "cpu_ratio"), s.path("baseline").asText()) : "no " + s.path("baseline").asText() + " baseline"
           : "(baseline)";
       b.append(String.format(Locale.ROOT, "%-54s %9s %9s %10s %10s %10s   %s%s%s%n", s.path("label").asText(), ms(s, "p50_ms"),
-          ms(s, "p90_ms"), rate(s, "throughput_per_s"), ms(s, "cpu_ms_per_call"), ms(s, "jit_ms_per_call"), ratio,
+          ms(s, "p90_ms"), rate(s, "throughput_per_s"), ms(s, "cpu_ms_per_call"),
+          ms(s, s.has("jit_cpu_ms_per_call") ? "jit_cpu_ms_per_call" : "jit_ms_per_call"), ratio,
           s.path("errors").asLong() > 0 ? "   ERRORS " + s.path("errors").asLong() + ": " + s.path("first_error").asText() : "",
-          s.path("busy").asLong() > 0 ? "   BUSY " + s.path("busy").asLong() : ""));
+          (s.path("busy").asLong() > 0 ? "   BUSY " + s.path("busy").asLong() : "")
+              + (s.path("pending").asLong() > 0 ? "   PENDING " + s.path("pending").asLong() : "")));
     }
     for (JsonNode s : r.path("subjects")) {
       JsonNode rpcs = s.path("engine_rpcs_per_call");
@@ -89,8 +95,9 @@ public final class BenchReport {
         StringBuilder parts = new StringBuilder();
         by.fields().forEachRemaining(e -> parts.append(parts.length() == 0 ? "" : ", ").append(e.getKey()).append(' ')
             .append(fmt(e.getValue().asDouble())).append(" ms"));
-        b.append(String.format(Locale.ROOT, "  %s: CPU per call by process: %s; JIT in %s; host idle %s%n", s.path("subject").asText(),
-            parts, s.path("jit_jvm").asText("?"), s.path("host_idle").isNumber()
+        b.append(String.format(Locale.ROOT, "  %s: CPU per call by process: %s; JIT in %s: %s CPU (%s elapsed); host idle %s%n",
+            s.path("subject").asText(), parts, s.path("jit_jvm").asText("?"), ms(s, "jit_cpu_ms_per_call"), ms(s, "jit_ms_per_call"),
+            s.path("host_idle").isNumber()
                 ? String.format(Locale.ROOT, "%.0f %%", s.path("host_idle").asDouble() * 100) : "?"));
       }
     }

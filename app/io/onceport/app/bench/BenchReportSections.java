@@ -35,16 +35,18 @@ final class BenchReportSections {
     }
     b.append(String.format(Locale.ROOT, "%nconcurrency curve (%d ms per point; load %s → %s)%n", c.path("window_ms").asLong(),
         c.path("load_before").asText(), c.path("load_after").asText()));
-    b.append(String.format(Locale.ROOT, "  %-12s %8s %10s %10s %10s %10s %7s %6s %9s%n", "subject", "callers", "/s", "p50", "p99",
-        "CPU/call", "errors", "busy", "host idle"));
+    b.append(String.format(Locale.ROOT, "  %-12s %8s %10s %10s %10s %10s %7s %6s %8s %9s%n", "subject", "callers", "/s", "p50", "p99",
+        "CPU/call", "errors", "busy", "pending", "host idle"));
     c.path("subjects").fields().forEachRemaining(e -> {
       for (JsonNode p : e.getValue()) {
-        b.append(String.format(Locale.ROOT, "  %-12s %8d %10s %10s %10s %10s %7d %6d %8s%n", e.getKey(), p.path("callers").asInt(),
+        b.append(String.format(Locale.ROOT, "  %-12s %8d %10s %10s %10s %10s %7d %6d %8d %8s%n", e.getKey(), p.path("callers").asInt(),
             BenchReport.rate(p, "throughput_per_s"), BenchReport.ms(p, "p50_ms"), BenchReport.ms(p, "p99_ms"),
-            BenchReport.ms(p, "cpu_ms_per_call"), p.path("errors").asLong(), p.path("busy").asLong(),
+            BenchReport.ms(p, "cpu_ms_per_call"), p.path("errors").asLong(), p.path("busy").asLong(), p.path("pending").asLong(),
             p.path("host_idle").isNumber() ? String.format(Locale.ROOT, "%.0f %%", p.path("host_idle").asDouble() * 100) : "?"));
-        if (p.has("first_error")) {
-          b.append("               first error: ").append(p.path("first_error").asText()).append('\n');
+        for (String first : new String[] {"first_error", "first_busy", "first_pending"}) {
+          if (p.has(first)) {
+            b.append("               ").append(first.replace('_', ' ')).append(": ").append(p.path(first).asText()).append('\n');
+          }
         }
       }
     });

@@ -40,14 +40,14 @@ import java.util.stream.Stream;
  * counts the processes it uses ({@link Subject#processes}) and not the others' idle pollers.
  */
 final class BenchRig implements AutoCloseable {
-  static final String READ_TOOL = "bench_read_release";
-
   /** The processes a subject's CPU per call may count ({@link #cpuNanosByProcess}). */
   static final String BENCH = "bench";
   static final String ENGINE = "engine";
   static final String TARGET = "target";
   static final String NODE = "node";
   static final String BARE = "bare";
+  static final String DRIVER = "driver";
+  static final String READ_TOOL = BenchCalls.READ_TOOL;
 
   final Path dir;
   /** The demo target's base URL ({@code http://127.0.0.1:PORT}). */
@@ -61,6 +61,8 @@ final class BenchRig implements AutoCloseable {
   final BareTemporal bare;
   /** The bare baseline's own JVM ({@code --bare-jvm}), or null. */
   final ChildProcess bareChild;
+  /** The load driver's JVM ({@link DriverChild}), started by {@link #startDriver}. */
+  ChildProcess driver;
   final NodeRuntime.PassThrough passThrough;
   final String passThroughSkipped;
   final String token;
@@ -86,10 +88,38 @@ final class BenchRig implements AutoCloseable {
     this.releaseId = releaseId;
     this.http = http;
     this.running = running;
+    jitCpu.follow(ProcessHandle.current().pid());
+    if (bareChild != null) {
+      jitCpu.follow(bareChild.pid());
+    }
+    running.add(jitCpu);
+  }
+
+  /** The pid of the JVM a subject's code runs in ({@link #BENCH}, {@link #BARE} or {@link #DRIVER}). */
+  long jvmPid(String jvm) {
+    if (BARE.equals(jvm) && bareChild != null) {
+      return bareChild.pid();
+    }
+    return DRIVER.equals(jvm) && driver != null ? driver.pid() : ProcessHandle.current().pid();
+  }
+
+  /**
+   * Starts the load driver's JVM for the MCP subjects (and the direct POST), so the gateway's JVM
+   * holds the gateway alone; {@code calls} names what it calls.
+   */
+  void startDriver(BenchCalls calls) throws IOException, InterruptedException {
+    driver = ChildProcess.start(DRIVER, List.of(javaBinary(), "-cp", absoluteClassPath(), DriverChild.class.getName(),
+        calls.target().toString(), calls.mcp().toString(), calls.token(), calls.passThrough() == null ? "-" : calls.passThrough().toString(),
+        calls.run(), calls.tool(), calls.releaseId(), Long.toString(calls.timeout().toMillis())), dir, null);
+    running.add(driver);
+    driver.awaitLine(DriverChild.READY, Duration.ofSeconds(90));
+    jitCpu.follow(driver.pid());
   }
 
   /** The bench JVM's gRPC calls to the engine (gateway, worker and bare baseline share the connection). */
   final RpcCounter rpcs;
+  /** CPU time of the bench JVM's and the bare JVM's JIT compiler threads. */
+  final JitCpu jitCpu = new JitCpu();
 
   /**
    * Waits until the work the last calls caused has ended: no gRPC call but long polls for {@code
@@ -273,6 +303,9 @@ final class BenchRig implements AutoCloseable {
     }
     if (bareChild != null) {
       out.put(BARE, bareChild.cpuNanos());
+    }
+    if (driver != null) {
+      out.put(DRIVER, driver.cpuNanos());
     }
     return out;
   }

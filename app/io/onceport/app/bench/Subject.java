@@ -37,12 +37,14 @@ final class Subject {
   }
 
   /**
-   * What a batch run elsewhere reports: its calls and time, its failures, its JVM's JIT time, its
-   * gRPC calls to the engine (counts by method before and after) and its calls' latencies (p50 and
-   * p99 in nanoseconds, -1 without calls).
+   * What a batch run elsewhere reports: its calls and time, its failures and busy answers, its JVM's
+   * JIT time, its gRPC calls to the engine (counts by method before and after; empty when that JVM
+   * has no connection to the engine, as the driver's) and its calls' latencies (p50 and p99 in
+   * nanoseconds, -1 without calls).
    */
   record Batch(long calls, long elapsedNanos, long errors, String firstError, long jitMillis,
-      Map<String, Long> rpcsBefore, Map<String, Long> rpcsAfter, long p50Nanos, long p99Nanos) {}
+      Map<String, Long> rpcsBefore, Map<String, Long> rpcsAfter, long p50Nanos, long p99Nanos, long busy, String firstBusy,
+      long pending, String firstPending) {}
 
   /** A call the gateway answered with an honest "busy, retry" (counted apart from failures). */
   static final class BusyAnswer extends java.io.IOException {
@@ -51,12 +53,25 @@ final class Subject {
     }
   }
 
-  /** Failures and busy answers of a set of calls (the rounds, or one point of the curve). */
+  /**
+   * A call answered while its execution was still in flight ("dispatched, outcome pending"): the
+   * gateway's wait for the outcome ran out. Not a failure of the action, but the caller did not get
+   * its result: counted apart from failures, as a busy answer is.
+   */
+  static final class PendingAnswer extends java.io.IOException {
+    PendingAnswer(String message) {
+      super(message);
+    }
+  }
+
+  /** Failures, busy answers and answers before the outcome of a set of calls (the rounds, or one point of the curve). */
   static final class Tally {
     long errors;
     long busy;
+    long pending;
     String firstError;
     String firstBusy;
+    String firstPending;
 
     synchronized void failed(Exception e) {
       if (e instanceof InterruptedException) {
@@ -66,6 +81,9 @@ final class Subject {
       if (e instanceof BusyAnswer) {
         busy++;
         firstBusy = firstBusy == null ? what : firstBusy;
+      } else if (e instanceof PendingAnswer) {
+        pending++;
+        firstPending = firstPending == null ? what : firstPending;
       } else {
         failed(1, what);
       }
@@ -75,6 +93,36 @@ final class Subject {
       errors += count;
       if (firstError == null && count > 0) {
         firstError = first;
+      }
+    }
+
+    synchronized void busy(long count, String first) {
+      busy += count;
+      if (firstBusy == null && count > 0) {
+        firstBusy = first;
+      }
+    }
+
+    synchronized void pending(long count, String first) {
+      pending += count;
+      if (firstPending == null && count > 0) {
+        firstPending = first;
+      }
+    }
+
+    /** The counts into {@code o}: errors, busy and pending answers, each with its first message. */
+    void into(com.fasterxml.jackson.databind.node.ObjectNode o) {
+      o.put("errors", errors);
+      if (firstError != null) {
+        o.put("first_error", firstError);
+      }
+      o.put("busy", busy);
+      if (firstBusy != null) {
+        o.put("first_busy", firstBusy);
+      }
+      o.put("pending", pending);
+      if (firstPending != null) {
+        o.put("first_pending", firstPending);
       }
     }
   }
@@ -100,13 +148,17 @@ final class Subject {
   long batchCalls;
   /** CPU time of each process during the batches (and their drain), by process. */
   final Map<String, Long> batchCpuByProcess = new TreeMap<>();
-  /** JIT compilation time of the subject's JVM during the batches. */
+  /** JIT compilation time of the subject's JVM during the batches, as the JVM counts it (elapsed). */
   long batchJitMillis;
+  /** CPU time of the subject's JVM's compiler threads during the batches; -1 when unknown. */
+  long batchJitCpuMillis;
   /** gRPC calls to the engine during the batches (and their drain), by method. */
   final Map<String, Long> batchRpcs = new TreeMap<>();
   /** Host CPU idle during the batches, summed over them as fractions (see {@link HostCpu}). */
   double batchHostIdle;
   int batches;
+  /** Calls the subject's JVM answered so far, warm-up included (its JIT's progress depends on it). */
+  final java.util.concurrent.atomic.AtomicLong served = new java.util.concurrent.atomic.AtomicLong();
   private int next;
 
   Subject(String key, String label, String baseline, Set<String> processes, String jvm, Call call) {
@@ -132,13 +184,16 @@ final class Subject {
   Batch remoteBatched(int concurrency, Duration window, Tally into) throws InterruptedException {
     try {
       Batch b = remoteBatch.run(concurrency, window);
+      served.addAndGet(b.calls());
       into.failed(b.errors(), b.firstError());
+      into.busy(b.busy(), b.firstBusy());
+      into.pending(b.pending(), b.firstPending());
       return b;
     } catch (InterruptedException e) {
       throw e;
     } catch (Exception e) {
       into.failed(e);
-      return new Batch(0, window.toNanos(), 0, null, 0, Map.of(), Map.of(), -1, -1);
+      return new Batch(0, window.toNanos(), 0, null, 0, Map.of(), Map.of(), -1, -1, 0, null, 0, null);
     }
   }
 
@@ -151,11 +206,15 @@ final class Subject {
     int n = nextIndex();
     long t0 = System.nanoTime();
     try {
+      long nanos;
       if (timedCall != null) {
-        return timedCall.run(n);
+        nanos = timedCall.run(n);
+      } else {
+        call.run(n);
+        nanos = System.nanoTime() - t0;
       }
-      call.run(n);
-      return System.nanoTime() - t0;
+      served.incrementAndGet();
+      return nanos;
     } catch (Exception e) {
       into.failed(e);
       return -1;

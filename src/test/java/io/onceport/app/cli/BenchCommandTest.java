@@ -73,9 +73,13 @@ class BenchCommandTest {
     assertEquals("a JVM of its own", r.path("bare").asText());
     assertEquals("the bare baseline's JVM", r.path("subjects").get(2).path("jit_jvm").asText());
     assertEquals(List.of("bare", "engine", "target"), fields(r.path("subjects").get(2).path("cpu_ms_per_call_by_process")));
-    assertEquals(List.of("bench", "engine", "target"), fields(sse.path("cpu_ms_per_call_by_process")));
-    assertEquals(List.of("bench", "target"), fields(r.path("subjects").get(0).path("cpu_ms_per_call_by_process")),
-        "the direct POST does not pay for the engine");
+    assertEquals(List.of("bench", "driver", "engine", "target"), fields(sse.path("cpu_ms_per_call_by_process")),
+        "a gateway call costs the driver's JVM, the gateway's (the bench JVM), the engine and the target");
+    assertEquals("the gateway's JVM", sse.path("jit_jvm").asText());
+    assertEquals(List.of("driver", "target"), fields(r.path("subjects").get(0).path("cpu_ms_per_call_by_process")),
+        "the direct POST does not pay for the engine or the gateway");
+    assertTrue(sse.path("calls_served").asLong() >= 3 && sse.has("pending") && sse.has("busy"), sse.toString());
+    assertTrue(r.path("rounds").get(0).path("jit_cpu_ms_per_call").has("sse"), r.path("rounds").toString());
     assertEquals(2.0, sse.path("workflow_tasks_per_call").asDouble(), sse.toString());
     assertTrue(sse.path("bytes_ratio").asDouble() > 1 && sse.path("jit_ms_per_call").isNumber(), sse.toString());
     assertEquals("embedded", r.path("engine_kind").asText());
