@@ -220,7 +220,7 @@ public final class BenchCommand implements Callable<Integer> {
   /** The engine {@code --engine} names, as serve chooses it (auto: temporal-cli when installed). */
   private LocalEngine.Choice engineChoice() {
     try {
-      return ServeCommand.chooseEngine(ServeCommand.engineMode(soak.engine));
+      return ServeCommand.chooseEngine(ServeCommand.engineMode(soak.engine), spec.commandLine().getErr());
     } catch (IllegalArgumentException e) {
       throw new CliException(e.getMessage());
     }
