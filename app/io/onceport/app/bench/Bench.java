@@ -28,6 +28,12 @@ public final class Bench {
   final BenchSettings settings;
   private final PrintWriter log;
   final String run = Long.toString(System.currentTimeMillis(), 36);
+  /**
+   * The prefix of the system properties that switch the gateway's mechanisms off to measure them
+   * (e.g. {@code java -Donceport.lab.flights=false -jar onceport.jar bench}): the gateway runs in the
+   * bench JVM, so the bench's own {@code -D} options reach it; the result names those in effect.
+   */
+  static final String GATEWAY_PROPERTIES = "onceport.";
 
   public Bench(BenchSettings settings, PrintWriter log) {
     this.settings = settings;
@@ -84,6 +90,9 @@ public final class Bench {
         + (rig.engine.apart() ? ", the engine for bare and Onceport's subjects" : ", the engine in the bench JVM")
         + (rig.targetProcess != null ? ", the target's JVM for all" : "") + (rig.passThrough != null ? ", Node for the pass-through" : ""));
     out.put("bare", rig.bareChild != null ? "a JVM of its own" : "in the bench JVM");
+    ObjectNode lab = out.putObject("gateway_properties");
+    System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith(GATEWAY_PROPERTIES)).sorted()
+        .forEach(k -> lab.put(k, System.getProperty(k)));
     ObjectNode budget = out.putObject("budget");
     budget.put("rounds", settings.rounds()).put("calls", settings.calls()).put("warmup", settings.warmup())
         .put("concurrency", settings.concurrency()).put("window_ms", settings.window().toMillis())

@@ -21,6 +21,9 @@ public final class BenchReport {
             + " throughput: %d callers for %d ms per subject and round; engine %s; tool %s%n",
         budget.path("rounds").asInt(), budget.path("calls").asInt(), budget.path("warmup").asInt(),
         budget.path("concurrency").asInt(), budget.path("window_ms").asLong(), r.path("engine").asText(), r.path("tool").asText()));
+    if (r.path("gateway_properties").size() > 0) {
+      b.append("gateway JVM properties: ").append(r.path("gateway_properties")).append(System.lineSeparator());
+    }
     if (r.has("load_at_start")) {
       b.append(String.format(Locale.ROOT, "load at start %s, at end %s%n", r.path("load_at_start").asText(), r.path("load_at_end").asText()));
     }

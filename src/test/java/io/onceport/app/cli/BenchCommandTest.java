@@ -177,9 +177,17 @@ class BenchCommandTest {
 
   @Test
   void withNoBareJvmTheBaselineRunsInTheBenchJvm() throws Exception {
-    Ran ran = bench("--budget", "tiny", "--engine", "embedded", "--json", "--subjects", "bare,json", "--no-bare-jvm");
+    // A gateway property given to the bench's JVM (as -Donceport.lab.NAME=false would be) is named in the result.
+    System.setProperty("onceport.bench-probe", "on");
+    Ran ran;
+    try {
+      ran = bench("--budget", "tiny", "--engine", "embedded", "--json", "--subjects", "bare,json", "--no-bare-jvm");
+    } finally {
+      System.clearProperty("onceport.bench-probe");
+    }
     assertEquals(0, ran.code(), "bench failed; stderr:\n" + ran.err() + "\nstdout:\n" + ran.out());
     JsonNode r = new ObjectMapper().readTree(ran.out());
+    assertEquals("on", r.path("gateway_properties").path("onceport.bench-probe").asText(), r.path("gateway_properties").toString());
     assertEquals("in the bench JVM", r.path("bare").asText());
     JsonNode bare = r.path("subjects").get(0);
     assertEquals(0, bare.path("errors").asLong(), bare.toString());
