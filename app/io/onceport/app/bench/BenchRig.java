@@ -9,6 +9,9 @@ import io.onceport.frontend.ops.Metrics;
 import io.onceport.app.runtime.FrontendRuntime;
 import io.onceport.app.runtime.FrontendSettings;
 import io.onceport.app.runtime.WorkerRuntime;
+import io.onceport.app.versioning.BuildInfo;
+import io.onceport.app.versioning.WorkerVersioning;
+import io.onceport.app.engine.LocalEngine;
 import io.onceport.frontend.temporal.TemporalConnection;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -170,7 +173,7 @@ final class BenchRig implements AutoCloseable {
       running.add(connection);
       connection.registerSearchAttributes();
       WorkerRuntime worker = WorkerRuntime.start(connection, "bench", data, null, "auto", Duration.ofMinutes(1), "bench",
-          settings.tuning());
+          settings.tuning(), versioning(engine.kind));
       running.add(worker);
       FrontendRuntime frontend = FrontendRuntime.start(connection, "bench", data, tools,
           FrontendSettings.loopback(Duration.ofSeconds(30), "auto"), metrics, worker.readAccess());
@@ -382,5 +385,12 @@ final class BenchRig implements AutoCloseable {
         Files.deleteIfExists(p);
       }
     }
+  }
+
+  /** As serve on its own engine: unversioned on the embedded one, else a current version (the dev server refuses pinned tasks from an unversioned worker). */
+  private static WorkerVersioning versioning(LocalEngine.Kind kind) {
+    return kind == LocalEngine.Kind.EMBEDDED
+        ? WorkerVersioning.unversioned("the embedded engine has no Worker Deployments")
+        : WorkerVersioning.of(WorkerVersioning.DEFAULT_DEPLOYMENT_NAME, BuildInfo.current().defaultBuildId(), WorkerVersioning.Current.ALWAYS);
   }
 }
