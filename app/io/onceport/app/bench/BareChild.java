@@ -3,7 +3,7 @@ package io.onceport.app.bench;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.onceport.app.engine.WorkerTuning;
-import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.shared.temporal.TemporalConnection;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

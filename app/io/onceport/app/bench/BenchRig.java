@@ -1,5 +1,6 @@
 package io.onceport.app.bench;
 
+import io.onceport.workflow.execution.ExecutionSearchAttributes;
 import io.onceport.shared.codec.Payloads;
 import io.onceport.frontend.auth.AgentRegistry;
 import io.onceport.frontend.contract.ContractLoader;
@@ -12,7 +13,7 @@ import io.onceport.app.runtime.WorkerRuntime;
 import io.onceport.app.versioning.BuildInfo;
 import io.onceport.app.versioning.WorkerVersioning;
 import io.onceport.app.engine.LocalEngine;
-import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.shared.temporal.TemporalConnection;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
@@ -171,7 +172,7 @@ final class BenchRig implements AutoCloseable {
       TemporalConnection connection = TemporalConnection.connect(engine.target, "default", false,
           Payloads.dataConverter(true, data), Duration.ofSeconds(30), metrics.metricsScope(), List.of(rpcs));
       running.add(connection);
-      connection.registerSearchAttributes();
+      connection.registerSearchAttributes(ExecutionSearchAttributes.NAMES);
       WorkerRuntime worker = WorkerRuntime.start(connection, "bench", data, null, "auto", Duration.ofMinutes(1), "bench",
           settings.tuning(), versioning(engine.kind));
       running.add(worker);

@@ -1,7 +1,7 @@
 package io.onceport.app.cli;
 
 import io.onceport.activity.operator.OperatorKey;
-import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.shared.temporal.TemporalConnection;
 import io.onceport.shared.text.InertText;
 import io.onceport.workflow.operator.DecisionBinding;
 import io.onceport.workflow.operator.SignedDecision;

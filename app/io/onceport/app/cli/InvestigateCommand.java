@@ -75,7 +75,7 @@ public final class InvestigateCommand implements Callable<Integer> {
     }
     journal.stream().filter(r -> query.equals(r.fingerprint())).forEach(r -> ids.add(r.executionId()));
     java.util.List<JournalReader.Record> out = new java.util.ArrayList<>();
-    try (io.onceport.frontend.temporal.TemporalConnection connection = temporalOptions.connect()) {
+    try (io.onceport.shared.temporal.TemporalConnection connection = temporalOptions.connect()) {
       var directory = new io.onceport.frontend.temporal.ExecutionDirectory(connection);
       if (query.startsWith("hmac-sha256:") && directory.hasVisibility()) {
         directory.list("OnceportFingerprint = '" + query.replace("'", "") + "'", null, 100)

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.onceport.activity.operator.DecisionStatement;
 import io.onceport.activity.operator.OperatorKey;
 import io.onceport.activity.operator.OperatorRegistry;
-import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.shared.temporal.TemporalConnection;
 import io.onceport.workflow.execution.ExecutionRecord;
 import io.onceport.workflow.operator.DecisionBinding;
 import io.onceport.workflow.operator.SignedDecision;

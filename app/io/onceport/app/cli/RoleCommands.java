@@ -1,5 +1,6 @@
 package io.onceport.app.cli;
 
+import io.onceport.workflow.execution.ExecutionSearchAttributes;
 import io.onceport.activity.vault.VaultService;
 import io.onceport.frontend.contract.ContractSet;
 import io.onceport.frontend.ops.HealthChecks;
@@ -14,7 +15,7 @@ import io.onceport.app.engine.EmbeddedEngine;
 import io.onceport.app.versioning.WireCompatibility;
 import io.onceport.app.versioning.WorkerVersioning;
 import io.onceport.workflow.WireProtocol;
-import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.shared.temporal.TemporalConnection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -73,7 +74,7 @@ final class RoleCommands {
       }
       List<AutoCloseable> running = new ArrayList<>(List.of(engine));
       try (TemporalConnection connection = TemporalConnection.connect(engine.target(), "default", true, null, Duration.ofSeconds(10))) {
-        connection.registerSearchAttributes();
+        connection.registerSearchAttributes(ExecutionSearchAttributes.NAMES);
       }
       spec.commandLine().getOut().println("onceport: embedded Temporal engine on " + engine.target() + " (in memory)");
       spec.commandLine().getOut().flush();

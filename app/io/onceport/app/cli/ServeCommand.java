@@ -1,5 +1,6 @@
 package io.onceport.app.cli;
 
+import io.onceport.workflow.execution.ExecutionSearchAttributes;
 import io.onceport.activity.vault.VaultService;
 import io.onceport.frontend.contract.ContractSet;
 import io.onceport.frontend.ops.HealthChecks;
@@ -14,8 +15,8 @@ import io.onceport.app.engine.LocalEngine;
 import io.onceport.app.engine.UiGateway;
 import io.onceport.app.engine.TemporalCliInstaller;
 import io.onceport.app.engine.TemporalCliServer;
-import io.onceport.frontend.temporal.TemporalConnection;
-import io.onceport.frontend.temporal.connect.ClientSettings;
+import io.onceport.shared.temporal.TemporalConnection;
+import io.onceport.shared.temporal.connect.ClientSettings;
 import io.onceport.app.engine.WorkerTuning;
 import io.onceport.app.versioning.WorkerVersioning;
 import java.io.PrintWriter;
@@ -201,7 +202,7 @@ public final class ServeCommand implements Callable<Integer> {
    */
   private static void registerSearchAttributes(TemporalConnection connection, PrintWriter err) {
     try {
-      connection.registerSearchAttributes();
+      connection.registerSearchAttributes(ExecutionSearchAttributes.NAMES);
     } catch (IllegalStateException e) {
       err.println("onceport: warning: " + e.getMessage());
     }

@@ -1,7 +1,7 @@
 package io.onceport.app.cli;
 
-import io.onceport.frontend.temporal.SessionDirectory;
-import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.app.cli.SessionDirectory;
+import io.onceport.shared.temporal.TemporalConnection;
 import io.onceport.shared.text.InertText;
 import io.onceport.workflow.session.AgentSessionWorkflow;
 import io.onceport.workflow.session.SessionDecision;

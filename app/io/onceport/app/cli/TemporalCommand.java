@@ -1,9 +1,10 @@
 package io.onceport.app.cli;
 
+import io.onceport.workflow.execution.ExecutionSearchAttributes;
 import com.google.protobuf.util.Durations;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.shared.temporal.TemporalConnection;
 import io.temporal.api.workflowservice.v1.DescribeNamespaceRequest;
 import io.temporal.api.workflowservice.v1.RegisterNamespaceRequest;
 import java.io.PrintWriter;
@@ -60,7 +61,7 @@ public final class TemporalCommand implements Runnable {
         }
         registerSearchAttributes(connection);
         out.println("onceport: search attributes registered in " + namespace + ": "
-            + String.join(", ", TemporalConnection.SEARCH_ATTRIBUTES));
+            + String.join(", ", ExecutionSearchAttributes.NAMES));
       }
       return 0;
     }
@@ -73,7 +74,7 @@ public final class TemporalCommand implements Runnable {
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
       while (true) {
         try {
-          connection.registerSearchAttributes();
+          connection.registerSearchAttributes(ExecutionSearchAttributes.NAMES);
           return;
         } catch (IllegalStateException e) {
           boolean notYet = String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT).contains("not found");

@@ -1,9 +1,9 @@
 package io.onceport.app.cli;
 
-import io.onceport.frontend.temporal.TemporalConnection;
-import io.onceport.frontend.temporal.connect.ClientSettings;
-import io.onceport.frontend.temporal.connect.ClientSettingsLoader;
-import io.onceport.frontend.temporal.connect.Sourced;
+import io.onceport.shared.temporal.TemporalConnection;
+import io.onceport.shared.temporal.connect.ClientSettings;
+import io.onceport.shared.temporal.connect.ClientSettingsLoader;
+import io.onceport.shared.temporal.connect.Sourced;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,6 +1,6 @@
 package io.onceport.app.engine;
 
-import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.shared.temporal.TemporalConnection;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.BindException;

@@ -1,6 +1,7 @@
 package io.onceport.app.engine;
 
-import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.workflow.execution.ExecutionSearchAttributes;
+import io.onceport.shared.temporal.TemporalConnection;
 import io.onceport.shared.files.PrivateFiles;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -193,9 +194,8 @@ public final class TemporalCliServer implements AutoCloseable {
         binary.toString(), "server", "start-dev",
         "--ip", ip, "--port", Integer.toString(grpcPort),
         "--db-filename", dataDir.resolve("temporal.db").toString(),
-        "--namespace", "default",
-        "--log-format", "json", "--log-level", "warn"));
-    TemporalConnection.SEARCH_ATTRIBUTES.forEach(name -> command.addAll(List.of("--search-attribute", name + "=Keyword")));
+        "--namespace", "default", "--log-format", "json", "--log-level", "warn"));
+    ExecutionSearchAttributes.NAMES.forEach(name -> command.addAll(List.of("--search-attribute", name + "=Keyword")));
     if (headless) {
       command.add("--headless");
     } else {

@@ -2,7 +2,7 @@ package io.onceport.app.engine;
 
 import io.onceport.app.versioning.DeploymentRouting;
 import io.onceport.app.versioning.WorkerVersioning;
-import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.shared.temporal.TemporalConnection;
 import io.onceport.workflow.WorkflowImplementations;
 import io.temporal.common.interceptors.WorkerInterceptor;
 import io.temporal.worker.Worker;

@@ -31,7 +31,7 @@ import io.onceport.frontend.temporal.EngineReadiness;
 import io.onceport.shared.cli.CommandName;
 import io.onceport.frontend.read.DirectReads;
 import io.onceport.frontend.temporal.ExecutionDirectory;
-import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.shared.temporal.TemporalConnection;
 import io.onceport.frontend.temporal.TemporalExecutionGateway;
 import io.onceport.frontend.temporal.TemporalSessionRegistry;
 import java.io.IOException;

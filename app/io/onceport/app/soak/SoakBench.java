@@ -1,5 +1,6 @@
 package io.onceport.app.soak;
 
+import io.onceport.workflow.execution.ExecutionSearchAttributes;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -17,7 +18,7 @@ import io.onceport.app.runtime.WorkerRuntime;
 import io.onceport.frontend.temporal.ExecutionDirectory;
 import io.onceport.app.engine.LocalEngine;
 import io.onceport.app.engine.TemporalCliServer;
-import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.shared.temporal.TemporalConnection;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
@@ -147,7 +148,7 @@ public final class SoakBench {
     TemporalConnection connection = TemporalConnection.connect(engine.target(), "default", false,
         Payloads.dataConverter(true, data), Duration.ofSeconds(10), metrics.metricsScope());
     running.add(connection);
-    connection.registerSearchAttributes();
+    connection.registerSearchAttributes(ExecutionSearchAttributes.NAMES);
     running.add(WorkerRuntime.start(connection, "onceport", data, null, "operator", settings.effectiveApprovalTimeout(),
         null, settings.tuning()));
     FrontendRuntime calls = FrontendRuntime.start(connection, "onceport", data, tools,

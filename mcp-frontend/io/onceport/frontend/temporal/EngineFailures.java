@@ -1,5 +1,6 @@
 package io.onceport.frontend.temporal;
 
+import io.onceport.shared.temporal.TemporalConnection;
 import io.onceport.frontend.gateway.GatewayException;
 
 import io.grpc.Status;

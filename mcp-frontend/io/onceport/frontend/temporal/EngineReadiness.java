@@ -1,5 +1,7 @@
 package io.onceport.frontend.temporal;
 
+import io.onceport.workflow.execution.ExecutionSearchAttributes;
+import io.onceport.shared.temporal.TemporalConnection;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.onceport.frontend.ops.HealthChecks.Verdict;
@@ -72,7 +74,7 @@ public final class EngineReadiness {
       Set<String> registered = operator.blockingStub().withDeadlineAfter(DEADLINE_MILLIS, TimeUnit.MILLISECONDS)
           .listSearchAttributes(ListSearchAttributesRequest.newBuilder().setNamespace(connection.namespace()).build())
           .getCustomAttributesMap().keySet();
-      List<String> missing = TemporalConnection.SEARCH_ATTRIBUTES.stream().filter(a -> !registered.contains(a)).toList();
+      List<String> missing = ExecutionSearchAttributes.NAMES.stream().filter(a -> !registered.contains(a)).toList();
       return missing.isEmpty() ? Verdict.OK : Verdict.blocking("search attributes not registered in namespace "
           + connection.namespace() + ": " + String.join(", ", missing), setupCommand());
     } catch (StatusRuntimeException e) {

@@ -1,5 +1,6 @@
 package io.onceport.frontend.temporal;
 
+import io.onceport.shared.temporal.TemporalConnection;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.onceport.frontend.gateway.BoundedMap;

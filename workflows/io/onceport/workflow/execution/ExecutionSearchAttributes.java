@@ -1,6 +1,7 @@
 package io.onceport.workflow.execution;
 
 import io.temporal.common.SearchAttributeKey;
+import java.util.List;
 
 /**
  * The names a {@code ToolExecution} run publishes to Temporal visibility, and the one failure text
@@ -13,6 +14,9 @@ public final class ExecutionSearchAttributes {
   public static final SearchAttributeKey<String> SA_TOOL = SearchAttributeKey.forKeyword("OnceportTool");
   public static final SearchAttributeKey<String> SA_ACTOR = SearchAttributeKey.forKeyword("OnceportActor");
   public static final SearchAttributeKey<String> SA_STATE = SearchAttributeKey.forKeyword("OnceportState");
+  /** Every attribute above: what a namespace must have registered (keyword) before Onceport runs in it. */
+  public static final List<String> NAMES = List.of(SA_EXECUTION_ID.getName(), SA_FINGERPRINT.getName(), SA_TOOL.getName(),
+      SA_ACTOR.getName(), SA_STATE.getName());
 
   /**
    * The state a run is published with in its start request (front ends that choose the execution

@@ -16,7 +16,7 @@ import io.onceport.shared.cli.CommandName;
 import org.yaml.snakeyaml.Yaml;
 import io.onceport.app.cli.OnceportCommand;
 import io.onceport.app.runtime.HostPort;
-import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.shared.temporal.TemporalConnection;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine;

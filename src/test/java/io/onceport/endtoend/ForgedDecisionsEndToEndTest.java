@@ -1,5 +1,6 @@
 package io.onceport.endtoend;
 
+import io.onceport.workflow.execution.ExecutionSearchAttributes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -23,7 +24,7 @@ import io.onceport.app.runtime.FrontendSettings;
 import io.onceport.app.runtime.WorkerRuntime;
 import io.onceport.app.engine.EmbeddedEngine;
 import io.onceport.frontend.temporal.ExecutionDirectory;
-import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.shared.temporal.TemporalConnection;
 import io.onceport.testing.McpClient;
 import io.onceport.testing.Operators;
 import io.onceport.testing.Records;
@@ -129,7 +130,7 @@ class ForgedDecisionsEndToEndTest {
     Metrics metrics = new Metrics();
     connection = TemporalConnection.connect(engine.target(), "default", true,
         io.onceport.shared.codec.Payloads.dataConverter(true, data), Duration.ofSeconds(10), metrics.metricsScope());
-    connection.registerSearchAttributes();
+    connection.registerSearchAttributes(ExecutionSearchAttributes.NAMES);
     worker = WorkerRuntime.start(connection, TASK_QUEUE, data, vault, "operator", Duration.ofMinutes(5), "forged");
     frontend = FrontendRuntime.start(connection, TASK_QUEUE, data, tools, FrontendSettings.loopback(Duration.ofSeconds(2), "operator"), metrics);
     directory = new ExecutionDirectory(connection);
@@ -219,7 +220,7 @@ class ForgedDecisionsEndToEndTest {
     McpClient client = new McpClient(frontend.port(), token).initialize();
     String session = sessionIdOf(client);
     long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (new io.onceport.frontend.temporal.SessionDirectory(connection).find(session).isEmpty() && System.nanoTime() < end) {
+    while (new io.onceport.app.cli.SessionDirectory(connection).find(session).isEmpty() && System.nanoTime() < end) {
       Thread.sleep(50);
     }
     assertTrue(cli("sessions", "authorize", session).contains(session + ": authorized by carol"));
@@ -318,7 +319,7 @@ class ForgedDecisionsEndToEndTest {
     ExecutionRecord still = directory.record(directory.locate(id).orElseThrow());
     assertEquals(ExecutionState.AWAITING_SESSION_AUTHORIZATION, still.state());
     assertEquals(0, acted("/v1/releases", id), "nothing was dispatched");
-    assertTrue(new io.onceport.frontend.temporal.SessionDirectory(connection).find(session).orElseThrow().authorization() == null);
+    assertTrue(new io.onceport.app.cli.SessionDirectory(connection).find(session).orElseThrow().authorization() == null);
 
     // With the payload keys: the unsigned signal reaches the execution and is refused there, journalled.
     connection.client().newWorkflowStub(ToolExecutionWorkflow.class, waiting.workflowId())

@@ -9,7 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.protobuf.ByteString;
 import io.onceport.app.engine.TemporalCliServer;
 import io.onceport.frontend.contract.ContractLoader;
-import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.shared.temporal.TemporalConnection;
 import io.onceport.shared.codec.Payloads;
 import io.onceport.testing.ChildProcess;
 import io.onceport.testing.Cluster;

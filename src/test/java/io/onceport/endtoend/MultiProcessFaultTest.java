@@ -9,7 +9,7 @@ import io.onceport.app.demo.DemoTarget.LedgerEntry;
 import io.onceport.frontend.temporal.ExecutionDirectory;
 import io.onceport.frontend.temporal.ExecutionLocation;
 import io.onceport.app.engine.TemporalCliServer;
-import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.shared.temporal.TemporalConnection;
 import io.onceport.testing.ChildProcess;
 import io.onceport.testing.Cluster;
 import io.onceport.testing.FaultLoad;

@@ -1,5 +1,6 @@
 package io.onceport.endtoend;
 
+import io.onceport.workflow.execution.ExecutionSearchAttributes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -23,7 +24,7 @@ import io.onceport.frontend.auth.oauth.TrustedIssuer;
 import io.onceport.frontend.contract.ContractLoader;
 import io.onceport.frontend.ops.Metrics;
 import io.onceport.frontend.temporal.ExecutionDirectory;
-import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.shared.temporal.TemporalConnection;
 import io.onceport.testing.Node22;
 import io.onceport.testing.OAuthIssuer;
 import io.onceport.testing.Records;
@@ -157,7 +158,7 @@ class OAuthResourceServerTest {
     engine = EmbeddedEngine.start("127.0.0.1", 0);
     connection = TemporalConnection.connect(engine.target(), "default", true,
         io.onceport.shared.codec.Payloads.dataConverter(false, data), Duration.ofSeconds(10), metrics.metricsScope());
-    connection.registerSearchAttributes();
+    connection.registerSearchAttributes(ExecutionSearchAttributes.NAMES);
     worker = WorkerRuntime.start(connection, "oauth", data, null, "auto", Duration.ofMinutes(1), "oauth");
     frontend = FrontendRuntime.start(connection, "oauth", data, new ContractLoader().load(contracts),
         FrontendSettings.loopback(Duration.ofSeconds(20), "auto").withOAuth(oauth), metrics, worker.readAccess());

@@ -1,5 +1,6 @@
 package io.onceport.endtoend;
 
+import io.onceport.workflow.execution.ExecutionSearchAttributes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -20,7 +21,7 @@ import io.onceport.app.runtime.FrontendSettings;
 import io.onceport.app.runtime.WorkerRuntime;
 import io.onceport.app.engine.EmbeddedEngine;
 import io.onceport.frontend.temporal.ExecutionDirectory;
-import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.shared.temporal.TemporalConnection;
 import io.onceport.testing.McpClient;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -131,7 +132,7 @@ class ReadPathEndToEndTest {
     metrics = new Metrics();
     connection = TemporalConnection.connect(engine.target(), "default", true,
         io.onceport.shared.codec.Payloads.dataConverter(true, data), Duration.ofSeconds(10), metrics.metricsScope());
-    connection.registerSearchAttributes();
+    connection.registerSearchAttributes(ExecutionSearchAttributes.NAMES);
     VaultService vault = VaultService.open(data, PassphraseSource.fromEnvironment(Map.of(PassphraseSource.ENV, PASSPHRASE)));
     worker = WorkerRuntime.start(connection, TASK_QUEUE, data, vault, "auto", Duration.ofMinutes(1), "reads");
     FrontendSettings settings = FrontendSettings.loopback(Duration.ofSeconds(20), "auto");

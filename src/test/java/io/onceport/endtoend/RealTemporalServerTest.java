@@ -9,7 +9,7 @@ import io.onceport.shared.codec.Payloads;
 import io.onceport.app.cli.OnceportCommand;
 import io.onceport.frontend.temporal.ExecutionDirectory;
 import io.onceport.app.engine.TemporalCliServer;
-import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.shared.temporal.TemporalConnection;
 import io.onceport.testing.ChildProcess;
 import io.onceport.testing.Cluster;
 import io.onceport.testing.McpClient;

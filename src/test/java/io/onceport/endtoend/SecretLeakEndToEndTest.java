@@ -1,5 +1,6 @@
 package io.onceport.endtoend;
 
+import io.onceport.workflow.execution.ExecutionSearchAttributes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -22,7 +23,7 @@ import io.onceport.app.runtime.FrontendSettings;
 import io.onceport.app.runtime.WorkerRuntime;
 import io.onceport.app.engine.EmbeddedEngine;
 import io.onceport.frontend.temporal.ExecutionDirectory;
-import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.shared.temporal.TemporalConnection;
 import io.onceport.testing.McpClient;
 import io.onceport.workflow.execution.ExecutionRecord;
 import io.temporal.api.history.v1.HistoryEvent;
@@ -96,7 +97,7 @@ class SecretLeakEndToEndTest {
       try (EmbeddedEngine engine = EmbeddedEngine.start("127.0.0.1", 0);
           TemporalConnection connection = TemporalConnection.connect(engine.target(), "default", true,
               io.onceport.shared.codec.Payloads.dataConverter(false, data), Duration.ofSeconds(10), metrics.metricsScope())) {
-        connection.registerSearchAttributes();
+        connection.registerSearchAttributes(ExecutionSearchAttributes.NAMES);
         VaultService service = VaultService.open(data, PassphraseSource.fromEnvironment(Map.of(PassphraseSource.ENV, PASSPHRASE)));
         try (WorkerRuntime worker = WorkerRuntime.start(connection, "leak", data, service, "auto", Duration.ofMinutes(1), "leak");
             FrontendRuntime frontend = FrontendRuntime.start(connection, "leak", data, new ContractLoader().load(contracts),
@@ -201,7 +202,7 @@ class SecretLeakEndToEndTest {
       try (EmbeddedEngine engine = EmbeddedEngine.start("127.0.0.1", 0);
           TemporalConnection connection = TemporalConnection.connect(engine.target(), "default", true,
               io.onceport.shared.codec.Payloads.dataConverter(false, data), Duration.ofSeconds(10), metrics.metricsScope())) {
-        connection.registerSearchAttributes();
+        connection.registerSearchAttributes(ExecutionSearchAttributes.NAMES);
         try (WorkerRuntime worker = WorkerRuntime.start(connection, "leak", data, null, "auto", Duration.ofMinutes(1), "leak");
             FrontendRuntime frontend = FrontendRuntime.start(connection, "leak", data, new ContractLoader().load(contracts),
                 FrontendSettings.loopback(Duration.ofSeconds(20), "auto"), metrics)) {

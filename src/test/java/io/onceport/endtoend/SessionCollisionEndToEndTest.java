@@ -1,5 +1,6 @@
 package io.onceport.endtoend;
 
+import io.onceport.workflow.execution.ExecutionSearchAttributes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -19,7 +20,7 @@ import io.onceport.frontend.contract.ContractLoader;
 import io.onceport.frontend.contract.ContractSet;
 import io.onceport.frontend.ops.Metrics;
 import io.onceport.frontend.temporal.ExecutionDirectory;
-import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.shared.temporal.TemporalConnection;
 import io.onceport.testing.McpClient;
 import io.onceport.testing.Operators;
 import io.onceport.testing.Records;
@@ -86,7 +87,7 @@ class SessionCollisionEndToEndTest {
     Metrics metrics = new Metrics();
     connection = TemporalConnection.connect(engine.target(), "default", true,
         io.onceport.shared.codec.Payloads.dataConverter(true, data), Duration.ofSeconds(10), metrics.metricsScope());
-    connection.registerSearchAttributes();
+    connection.registerSearchAttributes(ExecutionSearchAttributes.NAMES);
     worker = WorkerRuntime.start(connection, TASK_QUEUE, data, null, "operator", Duration.ofMinutes(5), "collision");
     frontend = FrontendRuntime.start(connection, TASK_QUEUE, data, tools,
         FrontendSettings.loopback(Duration.ofSeconds(2), "operator"), metrics);

@@ -13,7 +13,7 @@ import io.onceport.app.runtime.FrontendRuntime;
 import io.onceport.app.runtime.FrontendSettings;
 import io.onceport.app.runtime.WorkerRuntime;
 import io.onceport.app.engine.TemporalCliServer;
-import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.shared.temporal.TemporalConnection;
 import io.onceport.testing.GatewayHarness;
 import io.onceport.testing.McpClient;
 import io.onceport.testing.StormDriver;

@@ -11,7 +11,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.onceport.shared.codec.Payloads;
 import io.onceport.frontend.temporal.ExecutionDirectory;
-import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.shared.temporal.TemporalConnection;
 import io.onceport.testing.ChildProcess;
 import io.onceport.testing.Cluster;
 import io.onceport.testing.McpClient;

@@ -1,5 +1,6 @@
 package io.onceport.endtoend;
 
+import io.onceport.workflow.execution.ExecutionSearchAttributes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -15,8 +16,8 @@ import io.onceport.app.runtime.WorkerRuntime;
 import io.onceport.frontend.auth.AgentRegistry;
 import io.onceport.frontend.contract.ContractLoader;
 import io.onceport.frontend.ops.Metrics;
-import io.onceport.frontend.temporal.TemporalConnection;
-import io.onceport.frontend.temporal.connect.ClientSettings;
+import io.onceport.shared.temporal.TemporalConnection;
+import io.onceport.shared.temporal.connect.ClientSettings;
 import io.onceport.shared.codec.Payloads;
 import io.onceport.shared.trace.Tracing;
 import io.onceport.testing.Conditions;
@@ -100,7 +101,7 @@ class TracingEndToEndTest {
     Metrics metrics = new Metrics();
     connection = TemporalConnection.connect(ClientSettings.plaintext(engine.target(), "default"), true,
         Payloads.dataConverter(true, data), Duration.ofSeconds(10), metrics.metricsScope(), List.of(), Tracing.of(sdk));
-    connection.registerSearchAttributes();
+    connection.registerSearchAttributes(ExecutionSearchAttributes.NAMES);
     worker = WorkerRuntime.start(connection, "traced", data, null, "auto", Duration.ofMinutes(1), "traced");
     frontend = FrontendRuntime.start(connection, "traced", data, new ContractLoader().load(contracts),
         FrontendSettings.loopback(Duration.ofSeconds(20), "auto"), metrics);

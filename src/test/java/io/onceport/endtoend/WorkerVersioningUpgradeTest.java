@@ -13,7 +13,7 @@ import io.onceport.activity.vault.Vault;
 import io.onceport.app.Main;
 import io.onceport.app.engine.TemporalCliServer;
 import io.onceport.frontend.temporal.ExecutionDirectory;
-import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.shared.temporal.TemporalConnection;
 import io.onceport.shared.codec.Payloads;
 import io.onceport.testing.ChildProcess;
 import io.onceport.testing.Cluster;

@@ -1,9 +1,10 @@
 package io.onceport.testing;
 
+import io.onceport.workflow.execution.ExecutionSearchAttributes;
 import io.onceport.frontend.gateway.CallPreparation;
 import io.onceport.app.engine.EmbeddedEngine;
 import io.onceport.frontend.temporal.ExecutionDirectory;
-import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.shared.temporal.TemporalConnection;
 import io.onceport.frontend.temporal.TemporalExecutionGateway;
 import io.onceport.app.engine.WorkerHost;
 import io.temporal.client.WorkflowClient;
@@ -43,7 +44,7 @@ public final class EngineHarness implements AutoCloseable {
       Function<WorkflowClient, Object[]> activities) {
     engine = EmbeddedEngine.start("127.0.0.1", 0);
     connection = TemporalConnection.connect(engine.target(), "default", true, null, Duration.ofSeconds(10));
-    connection.registerSearchAttributes();
+    connection.registerSearchAttributes(ExecutionSearchAttributes.NAMES);
     worker = WorkerHost.start(connection, taskQueue, tuning, activities.apply(connection.client()));
     directory = new ExecutionDirectory(connection);
     gateway = new TemporalExecutionGateway(connection, directory, taskQueue, preparation, "test-frontend");

@@ -1,5 +1,6 @@
 package io.onceport.testing;
 
+import io.onceport.workflow.execution.ExecutionSearchAttributes;
 import io.onceport.activity.auth.SessionAuthority;
 import io.onceport.activity.vault.Credential;
 import io.onceport.activity.vault.KdfParameters;
@@ -17,7 +18,7 @@ import io.onceport.app.runtime.WorkerRuntime;
 import io.onceport.app.engine.EmbeddedEngine;
 import io.onceport.app.engine.TemporalCliServer;
 import io.onceport.frontend.temporal.ExecutionDirectory;
-import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.shared.temporal.TemporalConnection;
 import io.onceport.workflow.execution.ExecutionRecord;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -134,7 +135,7 @@ public final class GatewayHarness implements AutoCloseable {
     metrics = new io.onceport.frontend.ops.Metrics();
     connection = TemporalConnection.connect(temporalTarget(), "default", nonSticky,
         io.onceport.shared.codec.Payloads.dataConverter(true, data), Duration.ofSeconds(10), metrics.metricsScope());
-    connection.registerSearchAttributes();
+    connection.registerSearchAttributes(ExecutionSearchAttributes.NAMES);
     VaultService vault = null;
     if (withVault) {
       Files.createDirectories(data);

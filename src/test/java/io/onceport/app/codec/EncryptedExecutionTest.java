@@ -1,5 +1,6 @@
 package io.onceport.app.codec;
 
+import io.onceport.workflow.execution.ExecutionSearchAttributes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,7 +13,7 @@ import io.onceport.frontend.gateway.CallResult;
 import io.onceport.frontend.gateway.ToolCall;
 import io.onceport.app.engine.EmbeddedEngine;
 import io.onceport.frontend.temporal.ExecutionDirectory;
-import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.shared.temporal.TemporalConnection;
 import io.onceport.frontend.temporal.TemporalExecutionGateway;
 import io.onceport.app.engine.WorkerHost;
 import io.onceport.testing.AllowAll;
@@ -59,7 +60,7 @@ class EncryptedExecutionTest {
     try (EmbeddedEngine engine = EmbeddedEngine.start("127.0.0.1", 0);
         TemporalConnection connection = TemporalConnection.connect(
             engine.target(), "default", true, Payloads.dataConverter(keys), Duration.ofSeconds(10))) {
-      connection.registerSearchAttributes();
+      connection.registerSearchAttributes(ExecutionSearchAttributes.NAMES);
       try (WorkerHost worker = WorkerHost.start(connection, "enc-test", dispatch, new RecordingJournal(), new AllowAll())) {
         TemporalExecutionGateway gateway = new TemporalExecutionGateway(
             connection, new ExecutionDirectory(connection), "enc-test", preparation, "test-frontend");

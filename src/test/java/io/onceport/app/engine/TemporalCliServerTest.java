@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.onceport.frontend.temporal.ExecutionDirectory;
-import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.shared.temporal.TemporalConnection;
 import io.onceport.workflow.execution.ExecutionSearchAttributes;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -42,7 +42,7 @@ class TemporalCliServerTest {
     TemporalCliServer server = TemporalCliServer.start(binary, data, "127.0.0.1", 0, 0, false, null, Duration.ofSeconds(90));
     try (TemporalConnection connection = TemporalConnection.connect(server.target(), "default", false, null, Duration.ofSeconds(10))) {
       assertTrue(new ExecutionDirectory(connection).hasVisibility());
-      connection.registerSearchAttributes(); // already registered by --search-attribute: must be a no-op
+      connection.registerSearchAttributes(ExecutionSearchAttributes.NAMES); // already registered by --search-attribute: must be a no-op
       HttpResponse<String> ui = HttpClient.newHttpClient().send(
           HttpRequest.newBuilder(URI.create(server.uiUrl().orElseThrow())).timeout(Duration.ofSeconds(10)).build(),
           HttpResponse.BodyHandlers.ofString());

@@ -1,5 +1,6 @@
 package io.onceport.app.runtime;
 
+import io.onceport.workflow.execution.ExecutionSearchAttributes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -15,7 +16,7 @@ import io.onceport.app.engine.TemporalCliServer;
 import io.onceport.frontend.contract.ContractLoader;
 import io.onceport.frontend.ops.Metrics;
 import io.onceport.frontend.ops.Readiness;
-import io.onceport.frontend.temporal.TemporalConnection;
+import io.onceport.shared.temporal.TemporalConnection;
 import io.onceport.shared.codec.Payloads;
 import io.onceport.testing.Cluster;
 import io.onceport.testing.GatewayHarness;
@@ -105,14 +106,14 @@ class ReadinessEndToEndTest {
           io.temporal.serviceclient.OperatorServiceStubsOptions.newBuilder().setChannel(operator.stubs().getRawChannel())
               .validateAndBuildWithDefaults());
       stubs.blockingStub().removeSearchAttributes(io.temporal.api.operatorservice.v1.RemoveSearchAttributesRequest.newBuilder()
-          .setNamespace("bare").addAllSearchAttributes(TemporalConnection.SEARCH_ATTRIBUTES).build());
+          .setNamespace("bare").addAllSearchAttributes(ExecutionSearchAttributes.NAMES).build());
       stubs.shutdownNow();
     }
     ListAppender<ILoggingEvent> logs = capture();
     try (TemporalConnection connection = connect("bare");
         FrontendRuntime frontend = frontend(connection, "ready-bare")) {
       JsonNode ready = awaitFailing(frontend, "[\"search_attributes\",\"worker\"]");
-      assertEquals("search attributes not registered in namespace bare: " + String.join(", ", TemporalConnection.SEARCH_ATTRIBUTES),
+      assertEquals("search attributes not registered in namespace bare: " + String.join(", ", ExecutionSearchAttributes.NAMES),
           ready.get("reason").asText());
       assertEquals("onceport temporal setup --temporal " + server.target() + " --namespace bare", ready.get("fix").asText());
       readyz(frontend, 503);

@@ -82,7 +82,7 @@ class MetricsTest {
   void aTemporalConnectionWithTheMetricsScopeReportsWorkerMetrics() throws Exception {
     try (Metrics metrics = new Metrics();
         io.onceport.app.engine.EmbeddedEngine engine = io.onceport.app.engine.EmbeddedEngine.start("127.0.0.1", 0);
-        io.onceport.frontend.temporal.TemporalConnection connection = io.onceport.frontend.temporal.TemporalConnection.connect(
+        io.onceport.shared.temporal.TemporalConnection connection = io.onceport.shared.temporal.TemporalConnection.connect(
             engine.target(), "default", true, null, Duration.ofSeconds(10), metrics.metricsScope())) {
       connection.client().getWorkflowServiceStubs().blockingStub().getSystemInfo(
           io.temporal.api.workflowservice.v1.GetSystemInfoRequest.getDefaultInstance());

@@ -1,5 +1,6 @@
 package io.onceport.frontend.temporal;
 
+import io.onceport.shared.temporal.TemporalConnection;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.onceport.app.engine.TemporalCliServer;

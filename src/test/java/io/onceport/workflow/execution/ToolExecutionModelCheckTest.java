@@ -267,7 +267,7 @@ class ToolExecutionModelCheckTest {
       env.close();
     }
     env = TestWorkflowEnvironment.newInstance();
-    for (String name : io.onceport.frontend.temporal.TemporalConnection.SEARCH_ATTRIBUTES) {
+    for (String name : ExecutionSearchAttributes.NAMES) {
       env.registerSearchAttribute(name, io.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
     }
     io.temporal.worker.Worker worker = env.newWorker(QUEUE);

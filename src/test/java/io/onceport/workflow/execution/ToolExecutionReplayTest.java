@@ -135,7 +135,7 @@ class ToolExecutionReplayTest {
     Path dir = Path.of("src/test/resources/histories");
     Files.createDirectories(dir);
     try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance()) {
-      for (String name : io.onceport.frontend.temporal.TemporalConnection.SEARCH_ATTRIBUTES) {
+      for (String name : ExecutionSearchAttributes.NAMES) {
         env.registerSearchAttribute(name, io.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
       }
       ScriptedDispatch dispatch = new ScriptedDispatch();
@@ -183,7 +183,7 @@ class ToolExecutionReplayTest {
           "--data", cluster.data.toString(), "--session-authorization", "auto", "--journal-writer", "w1", "--embedded-engine",
           "--payload-encryption", "off"));
       ToolContract contract = new io.onceport.frontend.contract.ContractLoader().load(cluster.contracts).find("create_release").orElseThrow();
-      try (io.onceport.frontend.temporal.TemporalConnection connection = io.onceport.frontend.temporal.TemporalConnection.connect(
+      try (io.onceport.shared.temporal.TemporalConnection connection = io.onceport.shared.temporal.TemporalConnection.connect(
           temporal, "default", true, null, Duration.ofSeconds(10))) {
         WorkflowClient client = connection.client();
         for (int n = 0; n < 2; n++) {

@@ -1,5 +1,6 @@
 package io.onceport.workflow.operator;
 
+import io.onceport.workflow.execution.ExecutionSearchAttributes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -100,7 +101,7 @@ class SignedDecisionsReplayTest {
     Path operators = Files.createTempDirectory("onceport-replay-operators");
     OperatorKey ops = Operators.register(operators, "ops");
     try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder().setUseTimeskipping(false).build())) {
-      for (String name : io.onceport.frontend.temporal.TemporalConnection.SEARCH_ATTRIBUTES) {
+      for (String name : ExecutionSearchAttributes.NAMES) {
         env.registerSearchAttribute(name, io.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
       }
       ScriptedDispatch dispatch = new ScriptedDispatch();

@@ -1,5 +1,6 @@
 package io.onceport.workflow.session;
 
+import io.onceport.workflow.execution.ExecutionSearchAttributes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -77,7 +78,7 @@ class AgentSessionReplayTest {
     Files.createDirectories(dir);
     try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance(
         TestEnvironmentOptions.newBuilder().setUseTimeskipping(false).build())) {
-      for (String name : io.onceport.frontend.temporal.TemporalConnection.SEARCH_ATTRIBUTES) {
+      for (String name : ExecutionSearchAttributes.NAMES) {
         env.registerSearchAttribute(name, io.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
       }
       Worker worker = env.newWorker("replay");

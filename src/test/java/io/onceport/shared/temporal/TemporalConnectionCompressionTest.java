@@ -1,4 +1,4 @@
-package io.onceport.frontend.temporal;
+package io.onceport.shared.temporal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

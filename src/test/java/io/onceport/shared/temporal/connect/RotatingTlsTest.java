@@ -1,4 +1,4 @@
-package io.onceport.frontend.temporal.connect;
+package io.onceport.shared.temporal.connect;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,4 +1,4 @@
-package io.onceport.frontend.temporal.connect;
+package io.onceport.shared.temporal.connect;
 
 import io.grpc.Metadata;
 import io.grpc.StatusRuntimeException;

@@ -1,4 +1,4 @@
-package io.onceport.frontend.temporal.connect;
+package io.onceport.shared.temporal.connect;
 
 import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;

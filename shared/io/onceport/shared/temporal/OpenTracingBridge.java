@@ -1,4 +1,4 @@
-package io.onceport.frontend.temporal;
+package io.onceport.shared.temporal;
 
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;

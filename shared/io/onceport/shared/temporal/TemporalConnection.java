@@ -1,4 +1,4 @@
-package io.onceport.frontend.temporal;
+package io.onceport.shared.temporal;
 
 import io.grpc.CallOptions;
 import io.grpc.Channel;
@@ -9,7 +9,6 @@ import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.onceport.shared.cli.CommandName;
-import io.onceport.workflow.execution.ExecutionSearchAttributes;
 import io.temporal.api.enums.v1.IndexedValueType;
 import io.temporal.api.operatorservice.v1.AddSearchAttributesRequest;
 import io.temporal.api.workflowservice.v1.RespondWorkflowTaskCompletedRequest;
@@ -25,9 +24,9 @@ import io.temporal.serviceclient.OperatorServiceStubsOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import com.uber.m3.tally.Scope;
-import io.onceport.frontend.temporal.connect.ClientSettings;
-import io.onceport.frontend.temporal.connect.Connector;
-import io.onceport.frontend.temporal.connect.TemporalConnectException;
+import io.onceport.shared.temporal.connect.ClientSettings;
+import io.onceport.shared.temporal.connect.Connector;
+import io.onceport.shared.temporal.connect.TemporalConnectException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
@@ -38,13 +37,6 @@ import java.util.Map;
 /** A connection to a Temporal frontend: service stubs and a workflow client for one namespace. */
 public final class TemporalConnection implements AutoCloseable {
   /** The search attributes every execution upserts; the Temporal UI filters on them. */
-  public static final List<String> SEARCH_ATTRIBUTES = List.of(
-      ExecutionSearchAttributes.SA_EXECUTION_ID.getName(),
-      ExecutionSearchAttributes.SA_FINGERPRINT.getName(),
-      ExecutionSearchAttributes.SA_TOOL.getName(),
-      ExecutionSearchAttributes.SA_ACTOR.getName(),
-      ExecutionSearchAttributes.SA_STATE.getName());
-
   private final ClientSettings settings;
   private final WorkflowServiceStubs stubs;
   private final WorkflowClient client;
@@ -195,13 +187,13 @@ public final class TemporalConnection implements AutoCloseable {
     return t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
   }
 
-  /** Registers Onceport's search attributes; an attribute that already exists is fine. */
-  public void registerSearchAttributes() {
+  /** Registers search attributes (Onceport's: {@code ExecutionSearchAttributes.NAMES}); one that already exists is fine. */
+  public void registerSearchAttributes(List<String> names) {
     OperatorServiceStubs operator = OperatorServiceStubs.newServiceStubs(
         Connector.credentials(OperatorServiceStubsOptions.newBuilder().setChannel(stubs.getRawChannel()), settings)
             .validateAndBuildWithDefaults());
     try {
-      for (String name : SEARCH_ATTRIBUTES) {
+      for (String name : names) {
         try {
           operator.blockingStub().addSearchAttributes(AddSearchAttributesRequest.newBuilder()
               .setNamespace(namespace())

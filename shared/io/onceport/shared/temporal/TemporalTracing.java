@@ -1,4 +1,4 @@
-package io.onceport.frontend.temporal;
+package io.onceport.shared.temporal;
 
 import io.onceport.shared.trace.Tracing;
 import io.temporal.common.interceptors.WorkerInterceptor;

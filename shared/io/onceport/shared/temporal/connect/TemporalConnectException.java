@@ -1,4 +1,4 @@
-package io.onceport.frontend.temporal.connect;
+package io.onceport.shared.temporal.connect;
 
 /**
  * A connection to Temporal that could not be made, as one line that says what to do. A

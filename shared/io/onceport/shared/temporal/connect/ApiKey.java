@@ -1,4 +1,4 @@
-package io.onceport.frontend.temporal.connect;
+package io.onceport.shared.temporal.connect;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,5 +1,6 @@
-package io.onceport.frontend.temporal;
+package io.onceport.app.runtime;
 
+import io.onceport.shared.temporal.TemporalConnection;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.onceport.workflow.execution.ExecutionState;
