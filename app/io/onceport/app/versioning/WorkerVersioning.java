@@ -1,5 +1,6 @@
 package io.onceport.app.versioning;
 
+import io.temporal.common.VersioningBehavior;
 import io.temporal.common.WorkerDeploymentVersion;
 import io.temporal.worker.WorkerDeploymentOptions;
 import java.util.Objects;
@@ -97,12 +98,20 @@ public final class WorkerVersioning {
     return versioned() ? new WorkerDeploymentVersion(deploymentName, buildId) : null;
   }
 
-  /** The SDK's deployment options for this worker: versioned, no default behaviour (every workflow type declares its own). */
+  /**
+   * The SDK's deployment options for this worker: versioned, every workflow type {@code PINNED}
+   * (ToolExecution and AgentSession, the only types: an execution finishes on the build that
+   * started it). Set here as the deployment's default rather than by {@code @WorkflowVersioningBehavior}
+   * on the types: the SDK sends an annotated behaviour from an unversioned worker too, and a server
+   * refuses every workflow task of such a worker ("versioning behavior cannot be specified without
+   * deployment options being set with versioned mode"; seen in ReadinessEndToEndTest on the dev server).
+   */
   public WorkerDeploymentOptions deploymentOptions() {
     if (!versioned()) {
       return WorkerDeploymentOptions.newBuilder().setUseVersioning(false).build();
     }
-    return WorkerDeploymentOptions.newBuilder().setUseVersioning(true).setVersion(version()).build();
+    return WorkerDeploymentOptions.newBuilder().setUseVersioning(true).setVersion(version())
+        .setDefaultVersioningBehavior(VersioningBehavior.PINNED).build();
   }
 
   @Override

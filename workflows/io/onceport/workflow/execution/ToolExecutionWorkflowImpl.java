@@ -11,11 +11,9 @@ import io.onceport.workflow.replay.ReplayPolicy;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.activity.LocalActivityOptions;
 import io.temporal.common.RetryOptions;
-import io.temporal.common.VersioningBehavior;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
-import io.temporal.workflow.WorkflowVersioningBehavior;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -160,7 +158,6 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
   }
 
   @Override
-  @WorkflowVersioningBehavior(VersioningBehavior.PINNED)
   public ExecutionRecord run(ExecutionInput ignored) {
     if (isLegacy()) {
       return legacy.run(ignored);

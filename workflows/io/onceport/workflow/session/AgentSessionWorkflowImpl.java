@@ -10,13 +10,11 @@ import io.onceport.workflow.operator.SignedDecision;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.activity.LocalActivityOptions;
 import io.temporal.common.RetryOptions;
-import io.temporal.common.VersioningBehavior;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.SignalExternalWorkflowException;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
-import io.temporal.workflow.WorkflowVersioningBehavior;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -118,7 +116,6 @@ public final class AgentSessionWorkflowImpl implements AgentSessionWorkflow {
   }
 
   @Override
-  @WorkflowVersioningBehavior(VersioningBehavior.PINNED)
   public SessionRecord run(AgentSessionInput ignored) {
     signedDecisions = Workflow.getVersion(SIGNED_DECISIONS, Workflow.DEFAULT_VERSION, 1) == 1;
     while (true) {

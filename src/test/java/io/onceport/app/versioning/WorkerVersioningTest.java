@@ -14,14 +14,14 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(30)
 class WorkerVersioningTest {
   @Test
-  void aVersionedWorkerPollsAsItsDeploymentAndBuildWithoutADefaultBehaviour() {
+  void aVersionedWorkerPollsAsItsDeploymentAndBuildWithEveryWorkflowPinned() {
     WorkerVersioning v = WorkerVersioning.of("onceport", "0.1.0-SNAPSHOT+8bb8254894", WorkerVersioning.Current.WHEN_NEW);
     assertTrue(v.versioned());
     assertTrue(v.deploymentOptions().isUsingVersioning());
     assertEquals("onceport", v.deploymentOptions().getVersion().getDeploymentName());
     assertEquals("0.1.0-SNAPSHOT+8bb8254894", v.deploymentOptions().getVersion().getBuildId());
-    // No default: a workflow type without @WorkflowVersioningBehavior is refused at registration.
-    assertEquals(VersioningBehavior.UNSPECIFIED, v.deploymentOptions().getDefaultVersioningBehavior());
+    // Every workflow type pinned by the deployment's default (an annotation would be sent unversioned too).
+    assertEquals(VersioningBehavior.PINNED, v.deploymentOptions().getDefaultVersioningBehavior());
     assertEquals("Worker Deployment onceport, build 0.1.0-SNAPSHOT+8bb8254894", v.toString());
   }
 
