@@ -97,7 +97,7 @@ public final class Bench {
     budget.put("rounds", settings.rounds()).put("calls", settings.calls()).put("warmup", settings.warmup())
         .put("concurrency", settings.concurrency()).put("window_ms", settings.window().toMillis())
         .put("storm", settings.stormCalls()).put("memory", settings.memoryCalls())
-        .put("warmup_batches", settings.warmupBatches()).put("workflow_cache_size", settings.tuning().workflowCacheSize())
+        .put("warmup_batches", settings.warmupBatches()).put("warmup_served", settings.warmupServed()).put("workflow_cache_size", settings.tuning().workflowCacheSize())
         .put("workflow_threads", settings.tuning().maxWorkflowThreads());
     ArrayNode curve = budget.putArray("curve");
     settings.curve().forEach(curve::add);
@@ -224,6 +224,18 @@ public final class Bench {
       for (int w = 0; w < settings.warmupBatches(); w++) {
         for (Subject s : live) {
           batches.run(s, settings.concurrency(), settings.window(), s.tally);
+        }
+      }
+    }
+    for (Subject s : live) {
+      if (s.served.get() < settings.warmupServed()) {
+        say("bench: warming up " + s.key + " until its JVM has answered " + settings.warmupServed() + " calls");
+      }
+      while (s.served.get() < settings.warmupServed()) {
+        long before = s.served.get();
+        batches.run(s, settings.concurrency(), settings.window(), s.tally);
+        if (s.served.get() == before) {
+          throw new IllegalStateException(s.key + " answered no call in a warm-up batch (" + s.tally.firstError + ")");
         }
       }
     }

@@ -27,6 +27,10 @@ import java.util.Set;
  * @param engineInProcess run the embedded engine (and the demo target) in this JVM instead of child JVMs
  * @param bareJvm run the bare Temporal baseline (worker, client and its callers) in a JVM of its own
  * @param curve the numbers of callers of the concurrency curve (e.g. 1, 16, 64, 256), empty for none
+ * @param warmupServed after the warm-up batches, more unmeasured batches of each subject until its
+ *     JVM has answered this many calls (0: none): a JVM's JIT settles with the calls it has answered,
+ *     and equal batches give bare three to four times the gateway's calls, so only this compares the
+ *     two JITs at the same point
  * @param subjects which of {@link #ALL} to run
  * @param memoryHistograms a directory for the class histogram of the live heap at each memory point
  *     ({@code histogram-after-N.txt}, as {@code jcmd GC.class_histogram} prints it), or null for none
@@ -35,7 +39,7 @@ public record BenchSettings(
     int rounds, int calls, int warmup, int concurrency, Duration window, int stormCalls, Duration stormTimeout,
     int memoryCalls, String tool, Path contracts, Path nodeProject, Path node, boolean engineInProcess, boolean bareJvm,
     Set<String> subjects, Duration callTimeout, int warmupBatches, WorkerTuning tuning, Path memoryHistograms,
-    LocalEngine.Choice engine, List<Integer> curve) {
+    LocalEngine.Choice engine, List<Integer> curve, long warmupServed) {
   public static final List<String> ALL =
       List.of("direct", "passthrough", "bare", "sse", "json", "read", "curve", "storm", "memory", "history");
   /** The concurrency curve of the standard budget: the 1, 16, 64 and 256 callers. */
@@ -64,6 +68,9 @@ public record BenchSettings(
     }
     if (calls < rounds) {
       throw new IllegalArgumentException("Invalid calls: " + calls + " (at least one per round, " + rounds + ")");
+    }
+    if (warmupServed < 0) {
+      throw new IllegalArgumentException("Invalid budget: warm-up until " + warmupServed + " calls answered (must be 0 or more)");
     }
     if (warmupBatches < 0) {
       throw new IllegalArgumentException("Invalid budget: warmup batches " + warmupBatches + " (must be 0 or more)");
@@ -125,6 +132,7 @@ public record BenchSettings(
     public int warmupBatches;
     public WorkerTuning tuning = WorkerTuning.DEFAULT;
     public Path memoryHistograms;
+    public long warmupServed;
 
     private Builder(int rounds, int calls, int warmup, int concurrency, Duration window, int stormCalls,
         Duration stormTimeout, int memoryCalls) {
@@ -141,7 +149,7 @@ public record BenchSettings(
     public BenchSettings build() {
       return new BenchSettings(rounds, calls, warmup, concurrency, window, stormCalls, stormTimeout, memoryCalls, tool,
           contracts, nodeProject, node, engineInProcess, bareJvm, subjects, callTimeout, warmupBatches, tuning, memoryHistograms,
-          engine, curve);
+          engine, curve, warmupServed);
     }
   }
 }

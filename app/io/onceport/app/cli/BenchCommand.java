@@ -56,6 +56,11 @@ public final class BenchCommand implements Callable<Integer> {
           + "JIT-compiled code (standard 3, tiny 0).")
   Integer warmupBatches;
 
+  @Option(names = "--warmup-served", paramLabel = "N",
+      description = "Then more unmeasured batches of each subject until its JVM has answered N calls (default 0): the JIT "
+          + "settles with calls answered, so this compares the gateway's JIT with bare's at the same point.")
+  Long warmupServed;
+
   @Option(names = "--rounds", description = "Rounds (standard 3, tiny 1).")
   Integer rounds;
 
@@ -168,6 +173,9 @@ public final class BenchCommand implements Callable<Integer> {
     }
     if (warmupBatches != null) {
       b.warmupBatches = warmupBatches;
+    }
+    if (warmupServed != null) {
+      b.warmupServed = warmupServed;
     }
     b.tuning = soak.tuning.tuning();
     if (warmup != null) {

@@ -181,7 +181,8 @@ class BenchCommandTest {
     System.setProperty("onceport.bench-probe", "on");
     Ran ran;
     try {
-      ran = bench("--budget", "tiny", "--engine", "embedded", "--json", "--subjects", "bare,json", "--no-bare-jvm");
+      ran = bench("--budget", "tiny", "--engine", "embedded", "--json", "--subjects", "bare,json", "--no-bare-jvm",
+          "--warmup-served", "40");
     } finally {
       System.clearProperty("onceport.bench-probe");
     }
@@ -189,6 +190,13 @@ class BenchCommandTest {
     JsonNode r = new ObjectMapper().readTree(ran.out());
     assertEquals("on", r.path("gateway_properties").path("onceport.bench-probe").asText(), r.path("gateway_properties").toString());
     assertEquals("in the bench JVM", r.path("bare").asText());
+    // --warmup-served: each subject's JVM had answered 40 calls before the measured rounds.
+    assertEquals(40, r.path("budget").path("warmup_served").asLong());
+    for (JsonNode round : r.path("rounds")) {
+      for (String subject : List.of("bare", "json")) {
+        assertTrue(round.path("calls_served_before").path(subject).asLong() >= 40, round.toString());
+      }
+    }
     JsonNode bare = r.path("subjects").get(0);
     assertEquals(0, bare.path("errors").asLong(), bare.toString());
     assertEquals(3, bare.path("c1_calls").asInt(), bare.toString());
@@ -204,6 +212,9 @@ class BenchCommandTest {
     Ran curve = bench("--curve", "1,many");
     assertEquals(1, curve.code());
     assertTrue(curve.err().contains("--curve must be numbers of callers such as 1,16,64,256 (or none), not 1,many"), curve.err());
+    Ran served = bench("--warmup-served", "-1");
+    assertEquals(1, served.code());
+    assertTrue(served.err().contains("warm-up until -1 calls answered (must be 0 or more)"), served.err());
     Ran inProcess = bench("--engine", "temporal-cli", "--engine-in-process");
     assertEquals(1, inProcess.code());
     assertTrue(inProcess.err().contains("--engine-in-process needs --engine embedded")
