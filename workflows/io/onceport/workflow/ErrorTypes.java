@@ -32,6 +32,12 @@ public final class ErrorTypes {
    * another subject, fingerprint or decision, outside its validity period, or already applied.
    */
   public static final String DECISION_REFUSED = "DecisionRefused";
+  /**
+   * An attach reached a run past its late-arrival tail (or attach window): not admitted, nothing
+   * recorded. The run closes once the retries of the attaches it took can no longer come; the call
+   * then starts the intent's next run.
+   */
+  public static final String RUN_CLOSING = "RunClosing";
 
   private ErrorTypes() {}
 }

@@ -74,7 +74,8 @@ final class ContractAssembler {
     ContractFile.HttpStatus st = bound.httpStatus();
     StatusSpec status = st == null ? null : new StatusSpec(st.method().toUpperCase(Locale.ROOT), st.url(),
         st.completedWhen(), orEmpty(st.notExecutedWhen()), st.settle());
-    return new ReplaySpec(replayClass, or(r.attachWindow(), ContractLoader.DEFAULT_ATTACH_WINDOW), status);
+    return new ReplaySpec(replayClass, or(r.attachWindow(), ContractLoader.DEFAULT_ATTACH_WINDOW), status,
+        r.dedupeAfterDelivery());
   }
 
   private static Duration or(Duration value, Duration dflt) {

@@ -57,7 +57,8 @@ record ContractFile(
   record Mcp(String url, List<String> command, Map<String, String> env, String workingDir, String tool,
       String credential, Duration timeout) {}
 
-  record Replay(@JsonProperty("class") String replayClass, Duration attachWindow, JsonNode status) {
+  record Replay(@JsonProperty("class") String replayClass, Duration attachWindow, JsonNode status,
+      Duration dedupeAfterDelivery) {
     Replay {
       status = value(status);
     }

@@ -2,7 +2,9 @@ package io.onceport.frontend.contract;
 
 import io.onceport.frontend.contract.ContractFile.Bound;
 import io.onceport.workflow.contract.ReplayClass;
+import io.onceport.workflow.contract.ReplaySpec;
 import io.onceport.workflow.contract.ToolContract.Channel;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -37,6 +39,11 @@ final class ReplayRules {
     if (replayClass == ReplayClass.IDEMPOTENCY_KEY && channel == Channel.HTTP && bound.file().http() != null
         && !problems.present("http.idempotency_header")) {
       problems.error("http.idempotency_header", "required for class idempotency_key (the header that carries the execution id)");
+    }
+    Duration tail = bound.file().replay() == null ? null : bound.file().replay().dedupeAfterDelivery();
+    if (tail != null && tail.compareTo(ReplaySpec.MIN_DEDUPE_AFTER_DELIVERY) < 0) {
+      problems.error("replay.dedupe_after_delivery", "is " + tail + "; at least " + ReplaySpec.MIN_DEDUPE_AFTER_DELIVERY
+          + " (a shorter tail could close an execution before a front end's repeated attempt of a call reached it)");
     }
     if (replayClass != null && effective(bound, replayClass) != replayClass) {
       problems.warn("ssh.marker", "not true: replay class forced to irreversible (contract says " + replayClass.wireName()

@@ -1,7 +1,8 @@
 package io.onceport.frontend.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.onceport.frontend.gateway.BoundedMap;
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import io.onceport.workflow.ids.IdParts;
 import io.onceport.workflow.execution.ExecutionRecord;
 import java.time.Duration;
@@ -25,9 +26,9 @@ final class InFlightRequests {
   static final Duration CANCELLED_AGE = Duration.ofHours(1);
 
   /** Bounded as a safety net only: entries are released when their request is answered. */
-  private final BoundedMap<String, Entry> entries = new BoundedMap<>(MAX_IN_FLIGHT, Duration.ofHours(2));
+  private final Cache<String, Entry> entries = Caffeine.newBuilder().maximumSize(MAX_IN_FLIGHT).expireAfterAccess(Duration.ofHours(2)).build();
   static final int MAX_IN_FLIGHT = 100_000;
-  private final BoundedMap<String, String> cancelledCalls = new BoundedMap<>(MAX_CANCELLED, CANCELLED_AGE);
+  private final Cache<String, String> cancelledCalls = Caffeine.newBuilder().maximumSize(MAX_CANCELLED).expireAfterAccess(CANCELLED_AGE).build();
 
   enum Phase { WAITING, WRITING, WRITTEN, DONE }
 
@@ -167,13 +168,13 @@ final class InFlightRequests {
    */
   void release(Entry e) {
     if (e != null && !e.inGrace()) {
-      entries.compute(e.key, (k, current) -> current == e ? null : current);
+      entries.asMap().compute(e.key, (k, current) -> current == e ? null : current);
     }
   }
 
   /** A {@code notifications/cancelled} for {@code requestId}; null when no such request is in flight. */
   Cancellation cancel(String scope, JsonNode requestId, String reason) {
-    Entry e = entries.get(key(scope, requestId));
+    Entry e = entries.getIfPresent(key(scope, requestId));
     if (e == null) {
       return null;
     }
@@ -182,11 +183,11 @@ final class InFlightRequests {
 
   /** True when the call's request was cancelled after dispatch (its result is owed to no one on that request). */
   boolean wasCancelled(String callId) {
-    return callId != null && cancelledCalls.get(callId) != null;
+    return callId != null && cancelledCalls.getIfPresent(callId) != null;
   }
 
   int size() {
-    return entries.size();
+    return (int) entries.estimatedSize();
   }
 
   /** Length-prefixed ({@link IdParts#tuple}): a scope holding {@code |} cannot pass for another scope's request. */

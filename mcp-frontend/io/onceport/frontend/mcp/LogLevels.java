@@ -1,6 +1,7 @@
 package io.onceport.frontend.mcp;
 
-import io.onceport.frontend.gateway.BoundedMap;
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import java.time.Duration;
 import java.util.List;
 
@@ -14,7 +15,7 @@ final class LogLevels {
   static final List<String> NAMES = List.of("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency");
   /** Sessions whose log level is remembered (each for a day after its last use). */
   static final int MAX_LOG_LEVELS = 10_000;
-  private final BoundedMap<String, String> levels = new BoundedMap<>(MAX_LOG_LEVELS, Duration.ofHours(24));
+  private final Cache<String, String> levels = Caffeine.newBuilder().maximumSize(MAX_LOG_LEVELS).expireAfterAccess(Duration.ofHours(24)).build();
 
   static boolean isLevel(String level) {
     return level != null && NAMES.contains(level);
@@ -30,7 +31,7 @@ final class LogLevels {
 
   /** True when a session asked for {@code info} messages (its level is debug or info). */
   boolean logsInfo(Session session) {
-    String level = session == null ? null : levels.get(session.nonce());
+    String level = session == null ? null : levels.getIfPresent(session.nonce());
     return level != null && NAMES.indexOf(level) <= NAMES.indexOf("info");
   }
 }

@@ -4,7 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.javalin.http.Context;
 import io.onceport.frontend.auth.SessionIds;
 import io.onceport.frontend.auth.SessionStart;
-import io.onceport.frontend.gateway.BoundedMap;
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import java.time.Duration;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -27,7 +28,7 @@ final class McpSessions {
    * hour after its last call): a run's every call must not signal its session again. Forgetting is
    * safe: a repeated start is ignored by the session record.
    */
-  private final BoundedMap<String, Boolean> recorded = new BoundedMap<>(MAX_RECORDED_SESSIONS, Duration.ofHours(1));
+  private final Cache<String, Boolean> recorded = Caffeine.newBuilder().maximumSize(MAX_RECORDED_SESSIONS).expireAfterAccess(Duration.ofHours(1)).build();
 
   McpSessions(McpConfig config) {
     this.config = config;
@@ -79,7 +80,7 @@ final class McpSessions {
   /** Records an agent session's start, once per session on this front end. */
   void recordStart(String actor, String sessionId, String clientName, String clientVersion, String version, String remote) {
     boolean[] first = {false};
-    recorded.compute(sessionId, (k, seen) -> {
+    recorded.asMap().compute(sessionId, (k, seen) -> {
       first[0] = seen == null;
       return Boolean.TRUE;
     });
@@ -90,7 +91,7 @@ final class McpSessions {
       config.sessionRegistry().started(new SessionStart(
           actor, sessionId, clientName, clientVersion, version, remote, config.clock().instant()));
     } catch (RuntimeException e) {
-      recorded.remove(sessionId);
+      recorded.asMap().remove(sessionId);
       log.warn("could not record session {}: {}", sessionId, e.getMessage());
     }
   }

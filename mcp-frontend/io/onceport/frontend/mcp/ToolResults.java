@@ -9,6 +9,7 @@ import io.onceport.workflow.contract.ToolContract;
 import io.onceport.workflow.execution.ExecutionRecord;
 import io.onceport.workflow.execution.ExecutionState;
 import io.onceport.workflow.execution.Outcome;
+import java.time.Duration;
 
 /**
  * How execution records and contracts look on the wire: tool descriptors, {@code tools/call}
@@ -23,7 +24,7 @@ final class ToolResults {
   static ObjectNode descriptor(ToolContract c) {
     ObjectNode t = Json.object();
     t.put("name", c.tool());
-    t.put("description", c.description());
+    t.put("description", c.description() + "\n\n" + replayRule(c));
     JsonNode input = Json.parse(c.inputSchema());
     t.set("inputSchema", input == null ? Json.object().put("type", "object") : input);
     if (c.outputSchema() != null) {
@@ -39,6 +40,41 @@ final class ToolResults {
     a.put("openWorldHint", true);
     t.putObject("execution").put("taskSupport", "optional");
     return t;
+  }
+
+  /**
+   * What happens to a repeat of this tool's call, derived from its contract (so the description an
+   * agent reads cannot promise more than the gateway does).
+   */
+  static String replayRule(ToolContract c) {
+    ReplayClass rc = c.replayClass();
+    String tail = "An identical call within " + spoken(c.replay().dedupeAfterDelivery()) + " after the answer is answered"
+        + " from the same execution and not sent again; to act again, call with a new params.idempotencyKey.";
+    return switch (rc) {
+      case READ_ONLY -> "Replay: read-only; a lost answer is read again. " + tail;
+      case IDEMPOTENCY_KEY -> "Replay: sent with an idempotency key (the execution id); after a lost answer it may be sent"
+          + " again under the same key, which the target deduplicates. " + tail;
+      case STATUS_QUERY -> "Replay: sent at most once per execution; after a lost answer the target's status is queried"
+          + " instead of sending again. " + tail;
+      case IRREVERSIBLE -> "Replay: sent at most once per execution; after a lost answer an operator decides, it is never"
+          + " sent again automatically. " + tail;
+    };
+  }
+
+  /** "30 seconds", "5 minutes", "1 hour 30 minutes". */
+  static String spoken(Duration d) {
+    long s = d.getSeconds();
+    StringBuilder out = new StringBuilder();
+    long[] units = {86_400, 3_600, 60, 1};
+    String[] names = {"day", "hour", "minute", "second"};
+    for (int i = 0; i < units.length; i++) {
+      long n = s / units[i];
+      s %= units[i];
+      if (n > 0) {
+        out.append(out.length() == 0 ? "" : " ").append(n).append(' ').append(names[i]).append(n == 1 ? "" : "s");
+      }
+    }
+    return out.length() == 0 ? "0 seconds" : out.toString();
   }
 
   static ObjectNode statusToolDescriptor() {
@@ -74,13 +110,21 @@ final class ToolResults {
         || r.state() == ExecutionState.REJECTED;
   }
 
-  /** The execution summary used as structuredContent and in {@code _meta}. */
+  /**
+   * The execution summary used as structuredContent and in {@code _meta} of a call's answer: about
+   * the execution and this call — whether this call started it or was answered from it ({@code
+   * attached}), when it completed, and what a repeat would do — never the delivery of the response
+   * that carries it (the status tool tells deliveries).
+   */
   static ObjectNode summary(ExecutionRecord r, boolean attached) {
+    return summary(r, attached, null);
+  }
+
+  static ObjectNode summary(ExecutionRecord r, boolean attached, ToolContract contract) {
     ObjectNode s = Json.object();
     s.put("execution_id", r.executionId());
     s.put("state", r.state().wireName());
     s.put("outcome", r.outcome().wireName());
-    s.put("delivery", r.delivery().wireName());
     if (r.targetStatus() == null) {
       s.putNull("target_status");
     } else {
@@ -93,8 +137,24 @@ final class ToolResults {
     }
     s.put("result_reference", r.resultReference());
     s.put("attached", attached);
-    s.put("message", message(r));
+    if (r.completedAt() != null) {
+      s.put("completed_at", r.completedAt());
+    }
+    if (contract != null && r.isSettled() && r.state() != ExecutionState.NEEDS_REVIEW) {
+      s.put("repeat", "an identical call within " + spoken(contract.replay().dedupeAfterDelivery()) + " after this answer is"
+          + " answered from execution " + r.executionId() + " and not sent again; to act again, send a new params.idempotencyKey");
+    }
+    s.put("message", attached ? answeredFrom(r) : message(r));
     return s;
+  }
+
+  /** The message for a call answered from an execution an earlier call started. */
+  static String answeredFrom(ExecutionRecord r) {
+    String m = message(r);
+    return switch (r.state()) {
+      case COMPLETED, FAILED -> m + "; this call was answered from it (at " + r.completedAt() + "), nothing was sent again";
+      default -> m + "; this call attached to it (started by an earlier call), nothing is sent twice";
+    };
   }
 
   /** The {@code CallToolResult} for a record, as {@code tools/call} and {@code tasks/result} give it. */
@@ -114,7 +174,7 @@ final class ToolResults {
     } else {
       content.addObject().put("type", "text").put("text", text);
     }
-    ObjectNode summary = summary(r, attached);
+    ObjectNode summary = summary(r, attached, contract);
     JsonNode structured = summary;
     if (contract != null && contract.outputSchema() != null) {
       // The contract promises its own shape: structuredContent is the target's JSON body.

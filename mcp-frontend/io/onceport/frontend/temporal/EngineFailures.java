@@ -31,6 +31,8 @@ final class EngineFailures {
     BUSY,
     /** The attach validator refused: the intent key was used for a different request. */
     INTENT_KEY_MISMATCH,
+    /** The attach validator refused: the run is past its tail and closes soon; the call is the intent's next run. */
+    RUN_CLOSING,
     /** A timeout, a lost connection, an internal error: the request may or may not have taken effect. */
     UNKNOWN_FATE
   }
@@ -40,6 +42,9 @@ final class EngineFailures {
     if (app != null && (ErrorTypes.INTENT_KEY_MISMATCH.equals(app.getType())
         || String.valueOf(app.getOriginalMessage()).startsWith(ExecutionSearchAttributes.INTENT_KEY_MISMATCH_PREFIX))) {
       return Kind.INTENT_KEY_MISMATCH;
+    }
+    if (app != null && ErrorTypes.RUN_CLOSING.equals(app.getType())) {
+      return Kind.RUN_CLOSING;
     }
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof WorkflowNotFoundException) {

@@ -3,7 +3,9 @@ package io.onceport.frontend.temporal;
 import io.onceport.shared.temporal.TemporalConnection;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.onceport.frontend.gateway.BoundedMap;
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
 import io.onceport.workflow.execution.Delivery;
 import io.onceport.workflow.execution.ExecutionRecord;
 import io.onceport.workflow.execution.ToolExecutionWorkflow;
@@ -33,12 +35,11 @@ import java.util.concurrent.TimeUnit;
  * there it scans open and closed {@code ToolExecution} runs (fine for an in-memory development
  * engine, which holds at most a few thousand).
  *
- * <p>Where an execution lives never changes, so locations are cached: at most {@value #MAX_CACHED}
- * of them, each forgotten {@link #CACHE_AGE} after its last use (then found again by a search) — a
- * settled one {@link #SETTLED_CACHE_AGE} after its last use, and of those only the {@value
- * #MAX_SETTLED_CACHED} most recently used: after its answer and delivery report few ask for it
- * again, and holding every execution for an hour (then every one of the last minute) made memory
- * grow with the call rate. Settled means finished with its delivery known ({@link #delivered}, a
+ * <p>Where an execution lives never changes, so locations are cached (Caffeine): at most {@value
+ * #MAX_CACHED} of them, each forgotten {@link #CACHE_AGE} after its last use (then found again by a
+ * search) — a settled one {@link #SETTLED_CACHE_AGE} after its last use: after its answer and
+ * delivery report few ask for it again, and holding every execution for an hour made memory grow
+ * with the call rate. Settled means finished with its delivery known ({@link #delivered}, a
  * terminal record that says so, or found by a search): a finished execution whose answer is still
  * within its delivery grace stays with the open ones, because its delivery report must find it
  * here — a search would scan every run on the embedded engine, and may not see it yet on a
@@ -46,11 +47,10 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ExecutionDirectory {
   static final int MAX_CACHED = 10_000;
-  static final int MAX_SETTLED_CACHED = 1_000;
   static final java.time.Duration CACHE_AGE = java.time.Duration.ofHours(1);
   static final java.time.Duration SETTLED_CACHE_AGE = java.time.Duration.ofSeconds(60);
   private final TemporalConnection connection;
-  private final BoundedMap<String, Known> known;
+  private final Cache<String, Known> known;
 
   /** A cached location; settled when it was learned from a terminal record or by a search. */
   private record Known(ExecutionLocation location, boolean settled) {}
@@ -74,7 +74,12 @@ public final class ExecutionDirectory {
   /** @param clock monotonic nanoseconds of the cache's ages, for tests */
   ExecutionDirectory(TemporalConnection connection, java.util.function.LongSupplier clock) {
     this.connection = connection;
-    this.known = new BoundedMap<>(MAX_CACHED, MAX_SETTLED_CACHED, CACHE_AGE, SETTLED_CACHE_AGE, Known::settled, clock);
+    this.known = Caffeine.newBuilder()
+        .maximumSize(MAX_CACHED)
+        .expireAfter(Expiry.<String, Known>accessing((k, v) -> v.settled() ? SETTLED_CACHE_AGE : CACHE_AGE))
+        .ticker(clock::getAsLong)
+        .executor(Runnable::run)
+        .build();
   }
 
   /** Remembers where an execution lives (every call through this front end does). */
@@ -88,17 +93,19 @@ public final class ExecutionDirectory {
    * location is settled from now on (no-op when it is not cached).
    */
   public void delivered(String executionId) {
-    known.compute(executionId, (k, cached) -> cached == null || cached.settled() ? cached : new Known(cached.location(), true));
+    known.asMap().computeIfPresent(executionId, (k, cached) -> cached.settled() ? cached : new Known(cached.location(), true));
   }
 
   /** Cached locations (bounded; for tests and diagnostics). */
   public int cachedLocations() {
-    return known.size();
+    known.cleanUp();
+    return (int) known.estimatedSize();
   }
 
   /** Cached locations held as settled (for tests and diagnostics). */
   public int settledLocations() {
-    return known.settledSize();
+    known.cleanUp();
+    return (int) known.asMap().values().stream().filter(Known::settled).count();
   }
 
   /**
@@ -156,7 +163,7 @@ public final class ExecutionDirectory {
   }
 
   public Optional<ExecutionLocation> locate(String executionId) {
-    Known cached = known.get(executionId);
+    Known cached = LabSwitches.DIRECTORY_CACHE ? known.getIfPresent(executionId) : null;
     if (cached != null) {
       return Optional.of(cached.location());
     }

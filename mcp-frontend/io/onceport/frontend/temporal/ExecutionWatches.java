@@ -1,6 +1,8 @@
 package io.onceport.frontend.temporal;
 
-import io.onceport.frontend.gateway.BoundedMap;
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
 import io.onceport.workflow.execution.ExecutionRecord;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -15,24 +17,20 @@ import org.slf4j.LoggerFactory;
 /**
  * One waiter per execution: every caller on this front end that waits for an execution to change —
  * a {@code tools/call} waiting for its outcome, an SSE stream sending progress, a {@code tasks/result}
- * — shares one {@code awaitChange} update per execution instead of sending one each. A thousand
- * callers of one intent cost the workflow one waiting update and one record per change, not a
- * thousand (which the engine's in-flight update limit would turn away, and whose completions
- * together exceed the 4 MiB gRPC message limit).
+ * — shares one {@code awaitChange} update per execution instead of sending one each. Temporal admits
+ * at most 10 in-flight updates per workflow execution: a thousand streaming callers of one intent
+ * would be turned away (and their completions together exceed the 4 MiB gRPC message limit); here
+ * they cost the workflow one waiting update and one record per change.
  *
  * <p>The poll runs on its own thread so that a caller can stop waiting (its deadline, a
  * cancellation) without abandoning a request in flight. When the run has closed, the final record is
- * read once and kept. Bounded: {@value #MAX_WATCHES} executions, each forgotten {@link #MAX_AGE}
- * after its last use — and a settled one (its run closed, or its record in a terminal state, which
- * changes afterwards only by its delivery) {@link #SETTLED_AGE} after its last use, and of those only
- * the {@value #MAX_SETTLED} most recently used: it is needed only by the callers that attach or
- * resume around its end, and a final record is kilobytes (about 5 KB with its strings), so holding
- * every finished execution for ten minutes, then every one of the last 10 s, made memory grow with
- * the call rate. Forgetting is safe: the next waiter polls the run again, and a closed run answers
- * with its final record from history. A caller already waiting keeps its watch. One thing only the
- * watch knows: an answer handed over in band before its run records it (within the delivery grace);
- * at more than {@value #MAX_SETTLED} answers within one grace, a status read in that window may show
- * the run's own record, one step older, until the run records the answer.
+ * read once and kept. Bounded (Caffeine): {@value #MAX_WATCHES} executions, each forgotten {@link
+ * #MAX_AGE} after its last use — a settled one (its run closed, or its record terminal) {@link
+ * #SETTLED_AGE} after its last use, since a final record is kilobytes and holding every finished
+ * execution made memory grow with the call rate. Forgetting is safe: the next waiter polls the run
+ * again, and a closed run answers with its final record from history. A caller already waiting keeps
+ * its watch. One thing only the watch knows: an answer handed over in band before its run records it
+ * (within the delivery grace).
  */
 final class ExecutionWatches {
   private static final Logger LOG = LoggerFactory.getLogger(ExecutionWatches.class);
@@ -40,15 +38,13 @@ final class ExecutionWatches {
   static final Duration MAX_AGE = Duration.ofMinutes(10);
   /** How long a settled execution's watch is kept after its last use. */
   static final Duration SETTLED_AGE = Duration.ofSeconds(10);
-  /** At most this many settled watches are held (the most recently used). */
-  static final int MAX_SETTLED = 500;
 
   /** The {@code awaitChange} update on one run; throws when the run is closed. */
   interface Poller {
     ExecutionRecord awaitChange(ExecutionLocation location, long afterVersion, long waitMillis);
   }
 
-  private final BoundedMap<String, Watch> watches;
+  private final Cache<String, Watch> watches;
   private final Poller poll;
   private final Function<ExecutionLocation, ExecutionRecord> read;
   private final Executor executor;
@@ -66,7 +62,12 @@ final class ExecutionWatches {
   /** @param clock monotonic nanoseconds of the bounds, for tests */
   ExecutionWatches(Poller poll, Function<ExecutionLocation, ExecutionRecord> read, Executor executor, Duration pollWait,
       java.util.function.LongSupplier clock) {
-    this.watches = new BoundedMap<>(MAX_WATCHES, MAX_SETTLED, MAX_AGE, SETTLED_AGE, Watch::settled, clock);
+    this.watches = Caffeine.newBuilder()
+        .maximumSize(MAX_WATCHES)
+        .expireAfter(Expiry.<String, Watch>accessing((k, w) -> w.settled() ? SETTLED_AGE : MAX_AGE))
+        .ticker(clock::getAsLong)
+        .executor(Runnable::run)
+        .build();
     this.poll = poll;
     this.read = read;
     this.executor = executor;
@@ -98,13 +99,13 @@ final class ExecutionWatches {
   }
 
   private Watch watch(ExecutionLocation location) {
-    return watches.compute(key(location),
+    return watches.asMap().compute(key(location),
         (k, w) -> w != null && w.location.runId().equals(location.runId()) ? w : new Watch(location, k));
   }
 
   /** After a watch changed in place: the map files it again (a settled one is held for the shorter age). */
   private void changed(Watch w) {
-    watches.compute(w.key, (k, current) -> current);
+    watches.asMap().computeIfPresent(w.key, (k, current) -> current);
   }
 
   /** A record learned elsewhere (an attach, a read): waiters take it if it is newer. */
@@ -224,7 +225,7 @@ final class ExecutionWatches {
 
   /** The newest record this front end knows of an execution (an in-band answer is newer than the run's own until it records it), or null. */
   ExecutionRecord latest(String executionId) {
-    Watch w = watches.get(executionId);
+    Watch w = watches.getIfPresent(executionId);
     if (w == null) {
       return null;
     }
@@ -235,7 +236,7 @@ final class ExecutionWatches {
 
   /** Whether some caller on this front end is waiting for a change of this execution through the engine right now. */
   boolean polling(String executionId) {
-    Watch w = watches.get(executionId);
+    Watch w = watches.getIfPresent(executionId);
     if (w == null) {
       return false;
     }
@@ -245,11 +246,13 @@ final class ExecutionWatches {
   }
 
   int size() {
-    return watches.size();
+    watches.cleanUp();
+    return (int) watches.estimatedSize();
   }
 
   /** Watches held as settled (for tests and diagnostics). */
   int settledSize() {
-    return watches.settledSize();
+    watches.cleanUp();
+    return (int) watches.asMap().values().stream().filter(Watch::settled).count();
   }
 }

@@ -29,41 +29,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The execution layer on Temporal. A call is bound to the run of its intent that is open when it
- * arrives and attached to that run by run id; a call for an intent with no run known open is an
- * update-with-start of the intent's workflow id with {@code USE_EXISTING}: the first call starts the
- * execution, a duplicate attaches to it.
+ * The execution layer on Temporal. A call becomes one update-with-start of its intent's workflow
+ * id ({@link RunAttach}): the first call starts the execution, every call that reaches the run while
+ * it is open attaches to it, and the workflow keeps a settled run open for its late-arrival tail, so
+ * whether a call is a retry is decided there and by Temporal's deduplication (request id, update id),
+ * not here. Everything else is addressed by execution id: find, wait, delivery reports, cancel.
  *
- * <p><b>No internal path starts a second execution.</b> The attach uses the call id as the update id
- * (and as the start's request id) and is sent without the SDK's own RPC retries. When an attempt
- * fails in a way that leaves its effect unknown (a timeout, a lost connection, the run closing under
- * it, the engine turning it away) the gateway finds out before doing anything that could start a
- * run: the intent's latest run — open: attach to it by run id (the same update id, so an attach that
- * did land is not recorded twice); closed after the call arrived: answer from its final record;
- * closed before: nothing of this call exists yet, and only then is update-with-start sent again.
+ * <p>Fingerprint-matched intents use {@code ALLOW_DUPLICATE}: once an execution's run closed, an
+ * identical call is a new intent. Keyed intents use {@code REJECT_DUPLICATE}: the same key keeps
+ * answering with its execution for as long as Temporal retains the closed run.
  *
- * <p><b>Admission is not a reason to start again.</b> Callers of one intent on this front end share
- * one attach ({@link IntentFlights}) and one waiter per execution ({@link ExecutionWatches}); an
- * attach the engine turns away is retried on the same run, and after {@link #BUSY_BUDGET} answered
- * as {@link GatewayException.Kind#BUSY} naming the execution. A coalesced attach answers all its
- * callers with one record, never the final result times the number of callers (which exceeded the
- * 4 MiB gRPC limit when every caller had its own attach waiting).
- *
- * <p>Fingerprint-matched intents use {@code ALLOW_DUPLICATE}: once an execution delivered its result
- * and closed, an identical call is a new intent. Keyed intents use {@code REJECT_DUPLICATE}: the
- * same key keeps answering with its execution for as long as Temporal retains the closed run.
- *
- * <p>State kept here is bounded (see docs/reference.md, "Front-end memory and threads"): where executions live
- * and their latest records (caches of what Temporal holds), and which run of each intent this front
- * end knows to be open and when it reported its delivery — what decides whether a late call still
- * belongs to a run. Forgetting it errs toward update-with-start, which attaches while the run is open.
+ * <p>State kept here is bounded caches of what Temporal holds (where executions live, their latest
+ * records; docs/reference.md, "Front-end memory and threads"); forgetting any of it costs a look-up,
+ * never a second execution.
  */
 public final class TemporalExecutionGateway implements ExecutionGateway, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TemporalExecutionGateway.class);
-  /** How long a call keeps trying to attach when the engine turns it away or does not answer. */
-  static final Duration BUSY_BUDGET = Duration.ofSeconds(20);
-  /** Clock skew allowed between this front end and the engine when comparing arrival and close times. */
-  static final Duration CLOCK_MARGIN = Duration.ofSeconds(1);
   /** How long one shared {@code awaitChange} waits in the workflow. */
   static final Duration WATCH_POLL = Duration.ofSeconds(20);
 
@@ -77,7 +58,6 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
   private final PayloadBudget budget;
   private final WorkflowServiceStubs onceStubs;
   private final WorkflowClient once;
-  private final OpenRuns openRuns = new OpenRuns();
   private final IntentFlights flights = new IntentFlights();
   private final ExecutorService background;
   private final ExecutionWatches watches;
@@ -137,7 +117,7 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
         }
       }
     }, background);
-    this.attaches = new RunAttach(once, directory, taskQueue, preparation, frontEnd, metrics, budget, openRuns, flights,
+    this.attaches = new RunAttach(once, directory, taskQueue, preparation, frontEnd, metrics, budget, flights,
         watches, outbox, answers);
   }
 
@@ -206,7 +186,7 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
 
   @Override
   public boolean answersInBand() {
-    return answers.answering();
+    return LabSwitches.IN_BAND && answers.answering();
   }
 
   // ---- everything else goes to the run an execution id names ----
@@ -223,6 +203,14 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
 
   @Override
   public ExecutionRecord awaitChange(String executionId, long afterVersion, Duration wait) {
+    if (!LabSwitches.WATCHES) {
+      ExecutionLocation location = locate(executionId);
+      try {
+        return typed(location).awaitChange(afterVersion, wait.toMillis());
+      } catch (RuntimeException e) {
+        return directory.record(location);
+      }
+    }
     return watches.await(locate(executionId), afterVersion, wait);
   }
 
@@ -246,13 +234,12 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
 
   private java.util.concurrent.CompletableFuture<Void> send(String executionId, DeliveryReport report) {
     ExecutionLocation location = locate(executionId);
-    if (report.delivered()) {
-      // From now on an identical call that arrives is a new intent (unless the run is still open).
-      openRuns.deliveryReported(location.workflowId(), location.runId(), System.nanoTime());
-    }
     directory.delivered(executionId);
     if (answers.report(report)) {
       return java.util.concurrent.CompletableFuture.completedFuture(null); // the send that handed it over took it
+    }
+    if (!LabSwitches.OUTBOX) {
+      return java.util.concurrent.CompletableFuture.runAsync(() -> typed(location).reportDelivery(report), background);
     }
     return outbox.reportDelivery(location, report);
   }
@@ -279,7 +266,7 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
 
   /** Sizes of the bounded registries, each with how many of its entries are settled (for tests and diagnostics). */
   public String registrySizes() {
-    return "openRuns=" + openRuns.size() + " (settled " + openRuns.settledSize() + ") watches=" + watches.size()
+    return "watches=" + watches.size()
         + " (settled " + watches.settledSize() + ") locations=" + directory.cachedLocations()
         + " (settled " + directory.settledLocations() + ") flights=" + flights.inFlight();
   }

@@ -1,5 +1,7 @@
 package io.onceport.workflow.contract;
 
+import java.time.Duration;
+
 /**
  * What happens when the caller loses the response after dispatch: the replay contract of a tool.
  *
@@ -24,6 +26,22 @@ public enum ReplayClass {
   /** The name used in contract files and records. */
   public String wireName() {
     return wireName;
+  }
+
+  /**
+   * How long a settled execution of this class keeps answering identical calls after its result was
+   * delivered ({@code replay.dedupe_after_delivery} when the contract does not say): long enough for
+   * a client's retry after a lost answer — including one whose first attempt reached a front end that
+   * then died — to meet the execution, and longer the worse a second act would be. A deliberate
+   * repeat within it sends a new intent key.
+   */
+  public Duration defaultDedupeAfterDelivery() {
+    return switch (this) {
+      case READ_ONLY -> Duration.ofSeconds(30);
+      case IDEMPOTENCY_KEY -> Duration.ofMinutes(2);
+      case STATUS_QUERY -> Duration.ofMinutes(5);
+      case IRREVERSIBLE -> Duration.ofMinutes(10);
+    };
   }
 
   /** True when the dispatch may be sent again after bytes may have reached the target. */

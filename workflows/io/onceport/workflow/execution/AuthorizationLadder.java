@@ -189,12 +189,6 @@ final class AuthorizationLadder {
    */
   private AuthorizationDecision consumeApproval(Inbox.Presentation<ApprovalDecision> presented) {
     ApprovalDecision decided = presented.decision();
-    if (!decisions.signed()) {
-      presented.answer(null);
-      return decided.approved()
-          ? AuthorizationDecision.allow("approved", decided.by())
-          : new AuthorizationDecision(Kind.REJECT, "denied", decided.reason(), decided.by(), 0);
-    }
     DecisionVerdict v = decisions.verify(decided.signedDecision(), DecisionBinding.APPROVAL, execution.executionId(),
         execution.input().fingerprint(), List.of(DecisionBinding.APPROVE, DecisionBinding.DENY), decided.by(),
         "onceport approve|deny, or onceport operator sign approval");
@@ -214,17 +208,7 @@ final class AuthorizationLadder {
    * rest of the ladder (vault, credential) still applies.
    */
   private AuthorizationDecision consumeSessionDecision(AuthorizationRequest request) {
-    SessionAuthorization decided = inbox.sessionDecision();
-    if (decisions.signed()) {
-      return consumeSignedSessionDecisions(request);
-    }
-    if (!decided.authorized()) {
-      return new AuthorizationDecision(Kind.REJECT, "session_denied", decided.reason(), decided.by(), 0);
-    }
-    AuthorizationDecision again = authorization.decide(request);
-    return again.kind() == Kind.SESSION_AUTHORIZATION_REQUIRED
-        ? AuthorizationDecision.allow("session_authorized", decided.by())
-        : again;
+    return consumeSignedSessionDecisions(request);
   }
 
   /**

@@ -276,19 +276,16 @@ final class Dispatcher {
    */
   private Observation consumeResolution(Inbox.Presentation<Resolution> presentation) {
     Resolution presented = presentation.decision();
-    Resolution decided = presented;
-    if (decisions.signed()) {
-      DecisionVerdict v = decisions.verify(presented.signedDecision(), DecisionBinding.RESOLUTION, execution.executionId(),
-          execution.input().fingerprint(), List.of(DecisionBinding.COMPLETED, DecisionBinding.FAILED, DecisionBinding.REDISPATCH),
-          presented.by(), "onceport executions resolve, or onceport operator sign resolution");
-      if (!v.valid()) {
-        decisions.refuse(DecisionBinding.RESOLUTION, v, presented.signedDecision(), presented.by());
-        presentation.answer(v.refusal());
-        return null;
-      }
-      decided = new Resolution(Resolution.Decision.valueOf(v.decision().toUpperCase(Locale.ROOT)),
-          v.reason().isBlank() ? "(no reason given)" : v.reason(), v.operator());
+    DecisionVerdict v = decisions.verify(presented.signedDecision(), DecisionBinding.RESOLUTION, execution.executionId(),
+        execution.input().fingerprint(), List.of(DecisionBinding.COMPLETED, DecisionBinding.FAILED, DecisionBinding.REDISPATCH),
+        presented.by(), "onceport executions resolve, or onceport operator sign resolution");
+    if (!v.valid()) {
+      decisions.refuse(DecisionBinding.RESOLUTION, v, presented.signedDecision(), presented.by());
+      presentation.answer(v.refusal());
+      return null;
     }
+    Resolution decided = new Resolution(Resolution.Decision.valueOf(v.decision().toUpperCase(Locale.ROOT)),
+        v.reason().isBlank() ? "(no reason given)" : v.reason(), v.operator());
     presentation.answer(null);
     execution.reviewResolved(decided);
     String text = "resolved by " + decided.by() + " as " + decided.decision().name().toLowerCase() + ": " + decided.reason();

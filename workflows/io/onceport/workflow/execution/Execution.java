@@ -66,6 +66,8 @@ final class Execution {
   private final CallLog calls = new CallLog();
   private final List<ExecutionRecord.Transition> transitions = new ArrayList<>();
   private String attachableUntil;
+  /** Workflow time of the last accepted attach: the run stays open {@code ATTACH_RETRY_GRACE} after it. */
+  private long lastAttachMillis;
   private String cancellation;
   private String message = "accepted";
   private long version;
@@ -452,6 +454,17 @@ final class Execution {
   /** A call that attached (the first one created the execution; later ones are retries). */
   void attached(AttachRequest request) {
     recordCall(request, calls.any());
+    lastAttachMillis = clock.getAsLong();
+    version++;
+  }
+
+  long lastAttachMillis() {
+    return lastAttachMillis;
+  }
+
+  /** The result was delivered: identical calls keep attaching until {@code untilMillis} (the late-arrival tail). */
+  void lateArrivalTail(long untilMillis) {
+    attachableUntil = Instant.ofEpochMilli(untilMillis).toString();
     version++;
   }
 

@@ -49,13 +49,16 @@ final class MainLoop {
    * with one timer at a time.
    */
   boolean waitUntil(long until, Functions.Func<Boolean> done) {
+    boolean deadlineFired = false;
     while (true) {
       commit();
       if (done.apply()) {
         return true;
       }
       long now = Workflow.currentTimeMillis();
-      if (now >= until) {
+      // A fired timer for the deadline is the deadline, whatever this task's clock reads: replayed,
+      // a task's clock can read a few milliseconds before a deadline computed from the live clock.
+      if (now >= until || deadlineFired) {
         return false;
       }
       long wake = Math.min(until, callers.earliestAfter(now));
@@ -68,6 +71,7 @@ final class MainLoop {
       Workflow.await(() -> done.apply() || !execution.journal().isEmpty()
           || armed != null && armed.isCompleted()
           || callers.count() != waiting && callers.earliestAfter(Workflow.currentTimeMillis()) < wake);
+      deadlineFired = armed != null && armed.isCompleted() && wake == until;
       resetPoint.check();
     }
   }

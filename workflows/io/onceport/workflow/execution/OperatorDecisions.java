@@ -14,12 +14,10 @@ import java.util.Set;
 import org.slf4j.Logger;
 
 /**
- * Whether an operator's statement may take effect (since {@link
- * ToolExecutionWorkflowImpl#SIGNED_DECISIONS_CHANGE}): signed by a registered operator's current
+ * Whether an operator's statement may take effect: signed by a registered operator's current
  * key, bound to this execution (or its session) and fingerprint and an applicable decision, within
  * its validity, and not applied here before (nonce). The verdict comes from a local activity, so it
- * is in history and replays. The mode is asked at the first decision, so an execution no operator
- * touches pays nothing for it.
+ * is in history and replays.
  */
 final class OperatorDecisions {
   /** The statement text kept in a refusal's journal entry, at most. */
@@ -28,21 +26,12 @@ final class OperatorDecisions {
   private final Execution execution;
   private final OperatorActivities operators;
   private final Logger log;
-  private Boolean signed;
   private final Set<String> appliedNonces = new LinkedHashSet<>();
 
   OperatorDecisions(Execution execution, OperatorActivities operators, Logger log) {
     this.execution = execution;
     this.operators = operators;
     this.log = log;
-  }
-
-  /** The mode, asked once, at the first operator decision (from the main method). */
-  boolean signed() {
-    if (signed == null) {
-      signed = Workflow.getVersion(ToolExecutionWorkflowImpl.SIGNED_DECISIONS_CHANGE, Workflow.DEFAULT_VERSION, 1) == 1;
-    }
-    return signed;
   }
 
   /**

@@ -1,5 +1,7 @@
 package io.onceport.workflow.execution;
 
+import java.time.Duration;
+
 import io.temporal.workflow.QueryMethod;
 import io.temporal.workflow.SignalMethod;
 import io.temporal.workflow.UpdateMethod;
@@ -11,12 +13,23 @@ import io.temporal.workflow.WorkflowMethod;
  * One execution of one tool action. The workflow id is derived from the intent (fingerprint, or the
  * client's intent key), and every arriving call is an {@link #attach} update sent with
  * update-with-start and {@code USE_EXISTING}: a duplicate start lands here instead of creating a
- * second execution. The run stays open while a retry may still attach (unresolved, or finished but
- * not delivered, within the contract's attach window) and then closes.
+ * second execution. The run stays open while a retry may still attach — unresolved, or finished but
+ * not delivered, within the contract's attach window; delivered, for its late-arrival tail ({@code
+ * replay.dedupe_after_delivery}) — then refuses new attaches ({@code RunClosing}) and closes once
+ * the repeated attempts of the attaches it took can no longer come ({@link #ATTACH_RETRY_GRACE}).
  */
 @WorkflowInterface
 public interface ToolExecutionWorkflow {
   String TYPE = "ToolExecution";
+
+  /**
+   * How long a run stays open after it accepted an attach. A front end sends the same
+   * update-with-start again (same request id, same update id) after a failure whose effect is
+   * unknown, and never later than its attach budget (20 s) after the call arrived; so within this
+   * grace a repeated attempt of an attach that landed finds its run and is answered by the update
+   * id, never by a second run.
+   */
+  Duration ATTACH_RETRY_GRACE = Duration.ofSeconds(30);
 
   @WorkflowMethod(name = TYPE)
   ExecutionRecord run(ExecutionInput input);

@@ -49,27 +49,19 @@ import org.slf4j.Logger;
  * local activity per workflow task; search attributes and the memo are written when the view an
  * operator sees changed, at most once per workflow task.
  *
- * <p><b>Operator decisions are signed.</b> Since {@link #SIGNED_DECISIONS_CHANGE} an approval, a
+ * <p><b>Operator decisions are signed.</b> An approval, a
  * resolution and a forwarded session decision take effect only after the main method verified the
  * operator's statement ({@link OperatorActivities}, a local activity: the verdict is in history and
  * replays). A refused decision changes nothing; the update fails with the reason and the refusal is
- * journalled ({@code decision_refused}) with what was presented. The version is asked at the first
- * decision, so an execution no operator touches pays nothing for it.
+ * journalled ({@code decision_refused}) with what was presented.
  *
- * <p><b>Pinned.</b> A run stays on the Worker Deployment build that started it ({@code PINNED}): a
- * new build never replays an older build's history.
- *
- * <p>Executions started before {@link #REPLAY_POLICY_CHANGE} run {@link ToolExecutionV1}, frozen.
- * Long because: the handlers still delegate to that legacy path, which goes once every deployment
- * is pinned (issue 26).
+ * <p><b>No compatibility branches.</b> The workflow is {@code PINNED} to the Worker Deployment
+ * version that started it (docs/production.md, "Upgrades"): an execution finishes on the build that
+ * started it, so this code never replays another build's history and carries no {@code
+ * Workflow.getVersion} branch for one. The {@link ResetPoint} markers are not such branches: they
+ * tell a reset run from the first run.
  */
 public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
-  /** Version 1: the replay policy, state-only handlers, folded journal writes (before it: {@link ToolExecutionV1}). */
-  static final String REPLAY_POLICY_CHANGE = "replay-policy";
-  /** Version 1: operator decisions are verified signed statements (asked at the first decision). */
-  static final String SIGNED_DECISIONS_CHANGE = "signed-operator-decisions";
-  /** Kept for the executions of {@link ToolExecutionV1}, which re-checked every 10 s. */
-  static final int RECHECK_SECONDS = 10;
 
   private static final LocalActivityOptions JOURNAL_OPTIONS =
       LocalActivityOptions.newBuilder()
@@ -118,9 +110,8 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
   private final Inbox inbox = new Inbox();
   private final CallerDeadlines callers = new CallerDeadlines();
   private final ExecutionVisibility visibility = new ExecutionVisibility();
-  /** Set when this run started before {@link #REPLAY_POLICY_CHANGE}: everything delegates to it. */
-  private ToolExecutionV1 legacy;
-  private boolean modeKnown;
+  /** Past the tail (or window): new attaches are refused, the run closes after the retry grace. */
+  private boolean closing;
 
   @WorkflowInit
   public ToolExecutionWorkflowImpl(ExecutionInput input) {
@@ -142,26 +133,8 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
     execution.historyStartedWith(Workflow.getInfo().getOriginalExecutionRunId());
   }
 
-  /**
-   * Whether this run started before {@link #REPLAY_POLICY_CHANGE}, decided once by whoever runs
-   * first: with update-with-start the first attach handler runs before the workflow method.
-   */
-  private boolean isLegacy() {
-    if (!modeKnown) {
-      modeKnown = true;
-      // Inputs with an execution id exist only since after the change: no marker needed to tell.
-      if (!Ids.isExecutionId(input.executionId()) && (Workflow.getVersion(REPLAY_POLICY_CHANGE, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION)) {
-        legacy = new ToolExecutionV1(input, execution.executionId(), random, Instant.ofEpochMilli(acceptedMillis).toString());
-      }
-    }
-    return legacy != null;
-  }
-
   @Override
   public ExecutionRecord run(ExecutionInput ignored) {
-    if (isLegacy()) {
-      return legacy.run(ignored);
-    }
     JournalActivities journal = Workflow.newLocalActivityStub(JournalActivities.class, JOURNAL_OPTIONS);
     AuthorizationActivities authorization = Workflow.newLocalActivityStub(AuthorizationActivities.class, LOCAL_AUTHORIZATION_OPTIONS);
     OperatorActivities operators = Workflow.newLocalActivityStub(OperatorActivities.class, VERIFY_OPTIONS);
@@ -211,6 +184,18 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
     } else {
       loop.waitUntil(until, () -> execution.delivery() == Delivery.DELIVERED);
     }
+    if (execution.delivery() == Delivery.DELIVERED) {
+      // The late-arrival tail: identical calls keep meeting this execution (and are told so).
+      long tail = Workflow.currentTimeMillis() + input.contract().replay().dedupeAfterDelivery().toMillis();
+      execution.lateArrivalTail(tail);
+      loop.waitUntil(tail, () -> false);
+    }
+    // No new attaches from here; the repeated attempts of those accepted may still come.
+    closing = true;
+    long retriesDone = execution.lastAttachMillis() + ATTACH_RETRY_GRACE.toMillis();
+    if (retriesDone > Workflow.currentTimeMillis()) {
+      loop.waitUntil(retriesDone, () -> false);
+    }
     execution.attachWindowClosed();
   }
 
@@ -218,11 +203,15 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
 
   @Override
   public ExecutionRecord record() {
-    return legacy != null ? legacy.record() : execution.record();
+    return execution.record();
   }
 
   @Override
   public void validateAttach(AttachRequest request) {
+    if (closing) {
+      throw ApplicationFailure.newNonRetryableFailure("execution " + execution.executionId() + " no longer takes calls"
+          + " (its attach window or late-arrival tail ended); an identical call is a new intent", ErrorTypes.RUN_CLOSING);
+    }
     if (!input.fingerprint().equals(request.fingerprint())) {
       throw ApplicationFailure.newNonRetryableFailure(
           INTENT_KEY_MISMATCH_PREFIX + "intent key " + request.intentKey() + " was already used by execution "
@@ -238,9 +227,6 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
    */
   @Override
   public ExecutionRecord attach(AttachRequest request) {
-    if (isLegacy()) {
-      return legacy.attach(request);
-    }
     execution.attached(request);
     if (request.untilSent()) {
       // The first step is decided within the task that took the call (the ladder is a local activity).
@@ -253,9 +239,6 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
 
   @Override
   public ExecutionRecord awaitChange(long afterVersion, long waitMillis) {
-    if (isLegacy()) {
-      return legacy.awaitChange(afterVersion, waitMillis);
-    }
     if (waitMillis > 0 && execution.version() <= afterVersion) {
       callers.await(waitMillis, () -> execution.version() > afterVersion);
     }
@@ -264,19 +247,11 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
 
   @Override
   public void reportDelivery(DeliveryReport report) {
-    if (isLegacy()) {
-      legacy.reportDelivery(report);
-      return;
-    }
     execution.deliveryReported(report);
   }
 
   @Override
   public void reportDeliveries(List<DeliveryReport> reports) {
-    if (isLegacy()) {
-      legacy.reportDeliveries(reports);
-      return;
-    }
     for (DeliveryReport report : reports) {
       execution.deliveryReported(report);
     }
@@ -284,22 +259,18 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
 
   @Override
   public void recordCalls(List<AttachRequest> requests) {
-    if (isLegacy()) {
-      legacy.recordCalls(requests);
-      return;
-    }
     execution.coalesced(requests);
   }
 
   @Override
   public void validateResolve(Resolution resolution) {
-    ExecutionState current = legacy != null ? legacy.record().state() : execution.state();
+    ExecutionState current = execution.state();
     if (current != ExecutionState.NEEDS_REVIEW) {
       throw ApplicationFailure.newNonRetryableFailure(
           "execution " + execution.executionId() + " is " + current.wireName() + ", not needs_review; nothing to resolve",
           ErrorTypes.INVALID_TRANSITION);
     }
-    if (legacy == null && inbox.resolutionWaiting()) {
+    if (inbox.resolutionWaiting()) {
       throw ApplicationFailure.newNonRetryableFailure(
           "a resolution of execution " + execution.executionId() + " is being decided; try again when it is",
           ErrorTypes.INVALID_TRANSITION);
@@ -308,9 +279,6 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
 
   @Override
   public ExecutionRecord resolve(Resolution decided) {
-    if (isLegacy()) {
-      return legacy.resolve(decided);
-    }
     Inbox.Presented presented = inbox.presentResolution(decided);
     // Done when the main method decided on it, or the review ended otherwise.
     Workflow.await(() -> presented.done() || execution.state() != ExecutionState.NEEDS_REVIEW);
@@ -321,10 +289,6 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
 
   @Override
   public void validateDecideApproval(ApprovalDecision decision) {
-    if (legacy != null) {
-      legacy.validateDecideApproval(decision);
-      return;
-    }
     String executionId = execution.executionId();
     // A signed statement's binding is checked when it is verified; the plain fields are the caller's claim.
     boolean signed = decision.signedDecision() != null;
@@ -348,9 +312,6 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
 
   @Override
   public ExecutionRecord decideApproval(ApprovalDecision decision) {
-    if (isLegacy()) {
-      return legacy.decideApproval(decision);
-    }
     Inbox.Presented presented = inbox.presentApproval(decision);
     // Done when the main method decided on it, or the wait ended otherwise (timeout, vault locked, cancel).
     Workflow.await(() -> presented.done() || execution.state() != ExecutionState.AWAITING_APPROVAL);
@@ -368,9 +329,6 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
 
   @Override
   public ExecutionRecord cancel(CancelRequest request) {
-    if (isLegacy()) {
-      return legacy.cancel(request);
-    }
     String who = request.by() + (request.reason().isEmpty() ? "" : ": " + request.reason());
     if (!execution.cancellable()) {
       execution.cancellationRefused(who, request.by());
@@ -384,10 +342,6 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
 
   @Override
   public void sessionAuthorization(SessionAuthorization decision) {
-    if (isLegacy()) {
-      legacy.sessionAuthorization(decision);
-      return;
-    }
     // A decision on another session is not this execution's; without a session id any is accepted.
     if (input.sessionId() == null || input.sessionId().equals(decision.sessionId())) {
       inbox.presentSessionDecision(decision);
@@ -396,10 +350,6 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
 
   @Override
   public void recheckAuthorization(String reason) {
-    if (isLegacy()) {
-      legacy.recheckAuthorization(reason);
-      return;
-    }
     inbox.requestRecheck();
   }
 }

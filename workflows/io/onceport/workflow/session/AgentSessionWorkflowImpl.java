@@ -31,15 +31,13 @@ import org.slf4j.Logger;
  * when the session ended and no execution still waits undecided, or after {@link #IDLE_CLOSE}
  * without any event; a later call of the same session starts a new, undecided run.
  *
- * <p>Since {@link #SIGNED_DECISIONS} version 1 an {@code authorize}/{@code deny} update only
- * queues what was presented; the main loop verifies it ({@link OperatorActivities}, a local
- * activity, so the verdict is in history), applies it at most once per statement nonce, and the
- * update returns or fails with the refusal. Histories from before replay the old path: the decision
- * applied as presented.
+ * <p>An {@code authorize}/{@code deny} update only queues what was presented; the main loop
+ * verifies it ({@link OperatorActivities}, a local activity, so the verdict is in history), applies
+ * it at most once per statement nonce, and the update returns or fails with the refusal. The
+ * workflow is {@code PINNED} to the build that started it: no branch for another build's history.
  *
- * <p>Pinned to the Worker Deployment build that started it, like the executions: a session open on
- * an old build keeps that build from draining until the session ends (its client's DELETE, or
- * {@link #IDLE_CLOSE} without an event).
+ * <p>A session open on an old build keeps that build from draining until the session ends (its
+ * client's DELETE, or {@link #IDLE_CLOSE} without an event).
  */
 public final class AgentSessionWorkflowImpl implements AgentSessionWorkflow {
   /** A session without any event for this long closes; a new call starts it again, undecided. */
@@ -61,7 +59,6 @@ public final class AgentSessionWorkflowImpl implements AgentSessionWorkflow {
           .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(3).setInitialInterval(Duration.ofMillis(200)).build())
           .build();
 
-  static final String SIGNED_DECISIONS = "signed-session-decisions";
   /** The statement text kept in a refusal's journal entry, at most. */
   static final int MAX_JOURNALLED_STATEMENT = 2_000;
 
@@ -84,11 +81,6 @@ public final class AgentSessionWorkflowImpl implements AgentSessionWorkflow {
   private final List<SessionJournalEntry> toJournal = new ArrayList<>();
   private int sequence;
   private long version;
-  /**
-   * Version 1 of {@link #SIGNED_DECISIONS}: decisions are verified before they apply. Null until
-   * the main method asked (an update in the very first task is queued and decided then).
-   */
-  private Boolean signedDecisions;
   /** Decisions presented by updates, in arrival order, decided by the main loop. */
   private final List<Presented> presented = new ArrayList<>();
   /** Nonces of statements already applied: a statement decides at most once. */
@@ -117,7 +109,6 @@ public final class AgentSessionWorkflowImpl implements AgentSessionWorkflow {
 
   @Override
   public SessionRecord run(AgentSessionInput ignored) {
-    signedDecisions = Workflow.getVersion(SIGNED_DECISIONS, Workflow.DEFAULT_VERSION, 1) == 1;
     while (true) {
       boolean active = Workflow.await(IDLE_CLOSE,
           () -> pendingDecision() != null || !toJournal.isEmpty() || !toNotify.isEmpty() || finished());
@@ -155,11 +146,6 @@ public final class AgentSessionWorkflowImpl implements AgentSessionWorkflow {
   /** Verifies and applies (or refuses) every presented decision, oldest first. */
   private void decidePresented() {
     for (Presented p = pendingDecision(); p != null; p = pendingDecision()) {
-      if (!signedDecisions) {
-        apply(p.decision, p.input.by(), p.input.reason(), null); // a history from before signed decisions
-        p.done = true;
-        continue;
-      }
       String word = p.decision.equals("authorized") ? DecisionBinding.AUTHORIZE : DecisionBinding.DENY;
       SignedDecision signed = p.input.signedDecision();
       DecisionVerdict verdict = signed == null
@@ -339,12 +325,6 @@ public final class AgentSessionWorkflowImpl implements AgentSessionWorkflow {
   /** Queues the decision for the main loop and waits for its verdict; fails the update when refused. */
   private SessionRecord present(String decision, SessionDecision input) {
     SessionDecision presentedInput = input == null ? new SessionDecision(null, null) : input;
-    if (Boolean.FALSE.equals(signedDecisions)) {
-      // A history from before signed decisions: applied in the handler, as it was then.
-      apply(decision, presentedInput.by(), presentedInput.reason(), null);
-      Workflow.await(() -> toNotify.isEmpty() && toJournal.isEmpty());
-      return session();
-    }
     Presented p = new Presented(decision, presentedInput);
     presented.add(p);
     Workflow.await(() -> p.done && toNotify.isEmpty() && toJournal.isEmpty());

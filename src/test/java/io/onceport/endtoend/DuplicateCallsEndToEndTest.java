@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.onceport.app.demo.DemoTarget;
 import io.onceport.testing.Conditions;
 import io.onceport.testing.GatewayHarness;
+import io.onceport.workflow.contract.ReplayClass;
 import io.onceport.testing.McpClient;
 import io.onceport.workflow.execution.Delivery;
 import io.onceport.workflow.execution.ExecutionRecord;
@@ -125,13 +126,19 @@ class DuplicateCallsEndToEndTest {
   }
 
   @Test
-  void identicalCallAfterTheResultWasDeliveredIsANewExecution() throws Exception {
+  void identicalCallAfterTheLateArrivalTailIsANewExecution() throws Exception {
     McpClient client = gateway.client();
     JsonNode args = release();
-    String first = executionId(client.call(1, "create_release", args));
+    JsonNode firstAnswer = client.call(1, "create_release", args);
+    String first = executionId(firstAnswer);
+    assertFalse(firstAnswer.at("/result/structuredContent/attached").asBoolean(), firstAnswer.toString());
     gateway.awaitRecord(first, r -> r.delivery() == Delivery.DELIVERED, Duration.ofSeconds(10));
+    JsonNode repeat = client.call(2, "create_release", args);
+    assertEquals(first, executionId(repeat), "within the tail: answered from the execution");
+    assertTrue(repeat.at("/result/structuredContent/attached").asBoolean(), repeat.toString());
+    gateway.skipTime(ReplayClass.STATUS_QUERY.defaultDedupeAfterDelivery().plusSeconds(40));
     awaitClosed(first);
-    String second = executionId(client.call(2, "create_release", args));
+    String second = executionId(client.call(3, "create_release", args));
     assertNotEquals(first, second);
     assertSentAndActedOnce("/v1/releases", first);
     assertSentAndActedOnce("/v1/releases", second);

@@ -20,12 +20,17 @@ public final class Contracts {
        "additionalProperties":false}""";
 
   public static ToolContract http(String tool, ReplayClass replay, String baseUrl, Duration attachWindow) {
+    return http(tool, replay, baseUrl, attachWindow, replay.defaultDedupeAfterDelivery());
+  }
+
+  /** As above with the late-arrival tail given: recordings in real time use the shortest one. */
+  public static ToolContract http(String tool, ReplayClass replay, String baseUrl, Duration attachWindow, Duration tail) {
     StatusSpec status = replay == ReplayClass.STATUS_QUERY
         ? new StatusSpec("GET", baseUrl + "/v1/releases/by-key/{{execution_id}}", List.of(200), List.of(404))
         : null;
     return new ToolContract(
         tool, "test tool " + tool, RELEASE_SCHEMA, null, ToolContract.Channel.HTTP,
         new HttpSpec("POST", baseUrl + "/v1/releases", null, Map.of(), "Idempotency-Key", null, 5_000),
-        null, new ReplaySpec(replay, attachWindow, status), List.of(), List.of());
+        null, new ReplaySpec(replay, attachWindow, status, tail), List.of(), List.of());
   }
 }

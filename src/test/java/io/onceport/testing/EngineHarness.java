@@ -50,6 +50,11 @@ public final class EngineHarness implements AutoCloseable {
     gateway = new TemporalExecutionGateway(connection, directory, taskQueue, preparation, "test-frontend");
   }
 
+  /** Moves the embedded engine's clock on by {@code d} at once ({@link EngineClock}). */
+  public void skipTime(Duration d) {
+    EngineClock.skip(connection, d);
+  }
+
   @Override
   public void close() {
     worker.close();

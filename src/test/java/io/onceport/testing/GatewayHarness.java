@@ -187,6 +187,14 @@ public final class GatewayHarness implements AutoCloseable {
     return Records.await(directory, executionId, condition, timeout);
   }
 
+  /** Moves the embedded engine's clock on by {@code d} at once ({@link EngineClock}; not on the dev server). */
+  public void skipTime(java.time.Duration d) {
+    if (engine == null) {
+      throw new IllegalStateException("time skipping needs the embedded engine");
+    }
+    EngineClock.skip(connection, d);
+  }
+
   @Override
   public void close() {
     frontend.close();

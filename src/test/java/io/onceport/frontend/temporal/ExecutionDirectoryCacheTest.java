@@ -71,18 +71,4 @@ class ExecutionDirectoryCacheTest {
     now.addAndGet(Duration.ofSeconds(61).toNanos());
     assertEquals(0, directory.cachedLocations(), "reported: settled, held a minute after its last use");
   }
-
-  @Test
-  void onlyTheMostRecentlyUsedSettledLocationsAreKeptAndNoneAwaitingADeliveryReportIsPushedOut() {
-    directory.remember(record("act_WAITING", ExecutionState.COMPLETED, Delivery.PENDING));
-    directory.remember(record("act_OPEN", ExecutionState.DISPATCHED));
-    for (int i = 0; i < ExecutionDirectory.MAX_SETTLED_CACHED + 5; i++) {
-      directory.remember(record("act_" + i, ExecutionState.COMPLETED));
-      now.addAndGet(1_000);
-    }
-    assertEquals(ExecutionDirectory.MAX_SETTLED_CACHED + 2, directory.cachedLocations());
-    assertEquals("run-act_WAITING", directory.locate("act_WAITING").orElseThrow().runId());
-    assertEquals("run-act_OPEN", directory.locate("act_OPEN").orElseThrow().runId());
-    assertEquals("run-act_1004", directory.locate("act_1004").orElseThrow().runId());
-  }
 }

@@ -107,19 +107,4 @@ class ExecutionWatchesTest {
     assertEquals(1, polls.get(), "forgotten: the engine was asked");
     assertEquals(1, watches.settledSize(), "and the answer is held again");
   }
-
-  @Test
-  void onlyTheMostRecentlyUsedSettledWatchesAreKeptAndEveryWaitingOne() {
-    ExecutionRecord waiting = record("act_WAIT", ExecutionState.AWAITING_APPROVAL, 3);
-    watches.offer(location(waiting), waiting);
-    for (int i = 0; i < ExecutionWatches.MAX_SETTLED + 10; i++) {
-      ExecutionRecord done = record("act_" + i, ExecutionState.COMPLETED, 7);
-      watches.offer(location(done), done);
-      advance(Duration.ofMillis(1));
-    }
-    assertEquals(ExecutionWatches.MAX_SETTLED, watches.settledSize());
-    assertEquals(ExecutionWatches.MAX_SETTLED + 1, watches.size(), "the waiting one is not pushed out");
-    assertEquals(null, watches.latest("act_0"), "the least recently used finished one is gone");
-    assertEquals(7, watches.latest("act_" + (ExecutionWatches.MAX_SETTLED + 9)).version());
-  }
 }

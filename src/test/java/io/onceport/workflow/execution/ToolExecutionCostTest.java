@@ -89,6 +89,9 @@ class ToolExecutionCostTest {
     CallResult result = harness.gateway.call(call);
     assertEquals(ExecutionState.COMPLETED, result.record().state());
     harness.gateway.reportDelivery(result.record().executionId(), new DeliveryReport(result.callId(), true, Instant.now().toString(), ""));
+    io.onceport.testing.Records.await(harness.directory, result.record().executionId(),
+        r -> r.delivery() == io.onceport.workflow.execution.Delivery.DELIVERED, Duration.ofSeconds(15));
+    harness.skipTime(Duration.ofMinutes(11)); // past the late-arrival tail: the run closes
     io.onceport.testing.Records.awaitClosed(harness.directory, result.record().executionId(), Duration.ofSeconds(15));
 
     WorkflowExecutionHistory history = harness.connection.client().fetchHistory(result.record().workflowId(), result.record().runId());
@@ -101,12 +104,14 @@ class ToolExecutionCostTest {
     System.out.println("one simple call's events: " + history.getEvents().stream()
         .map(e -> e.getEventType().name().replace("EVENT_TYPE_", "")).toList());
 
-    assertEquals(3, now.get("workflow tasks"), "answer in the second task, delivery in the third: " + now);
-    assertTrue(now.get("events") <= 27, "events: " + now);
+    // The late-arrival tail adds a timer and the task it wakes (a retry of the call is answered from
+    // this execution until then, issue 27, which a closed run could not do); the caller's deadline
+    // timer, not cancelled when the caller was answered, wakes one more task with nothing to do.
+    assertEquals(5, now.get("workflow tasks"), "answer in the 2nd task, delivery in the 3rd, the caller's timer, the close: " + now);
     assertEquals(1, now.get("activities"), now.toString());
     assertTrue(now.getOrDefault("local activities", 0) <= 2, "the ladder and the delivered entry: " + now);
     assertTrue(now.getOrDefault("search-attribute upserts", 0) <= 2, "completed, delivered (the start request has the rest): " + now);
-    assertTrue(now.get("events") <= 22, "events: " + now);
+    assertTrue(now.get("events") <= 31, "events: " + now);
     assertEquals(0, now.getOrDefault("memo modifications", 0), "the start request has the request summary; completed and delivered "
         + "needs no other: " + now);
     // The journal still has every transition, in order, with the outcome written by the send itself.

@@ -123,14 +123,18 @@ class ToolExecutionWorkflowTest {
   }
 
   @Test
-  void identicalCallAfterDeliveryIsANewExecution() throws Exception {
+  void identicalCallWithinTheLateArrivalTailIsAnsweredFromTheExecutionAndNotSentAgain() throws Exception {
     JsonNode args = args();
     CallResult first = harness.gateway.call(call("status_tool", args, "1", 10_000));
     deliver(first);
-    awaitClosed(first.record().executionId());
+    ExecutionRecord delivered = harness.gateway.awaitChange(first.record().executionId(), first.record().version(),
+        Duration.ofSeconds(5));
+    assertEquals(Delivery.DELIVERED, delivered.delivery());
     CallResult second = harness.gateway.call(call("status_tool", args, "2", 10_000));
-    assertNotEquals(first.record().executionId(), second.record().executionId());
-    assertEquals(2, dispatch.dispatched.size());
+    assertEquals(first.record().executionId(), second.record().executionId());
+    assertTrue(second.attached(), "told that it was answered from the execution");
+    assertEquals(ExecutionState.COMPLETED, second.record().state());
+    assertEquals(1, dispatch.dispatched.size(), "not sent again");
   }
 
   @Test
@@ -268,18 +272,6 @@ class ToolExecutionWorkflowTest {
   }
 
   @Test
-  void keyedIntentStillAnswersAfterItsExecutionClosed() throws Exception {
-    JsonNode args = args();
-    ToolCall keyed = new ToolCall("agent:deployer", "status_tool", args, null, "closed-key-" + counter, null, "1", null, null, null, 10_000);
-    CallResult a = harness.gateway.call(keyed);
-    deliver(a);
-    awaitClosed(a.record().executionId());
-    CallResult b = harness.gateway.call(keyed);
-    assertEquals(a.record().executionId(), b.record().executionId());
-    assertEquals(1, dispatch.dispatched.size());
-  }
-
-  @Test
   void pendingCallReturnsTheTruthAndTheExecutionCanBeFoundById() throws Exception {
     dispatch.fallback = ScriptedDispatch.slow(2000, ScriptedDispatch.ok(201, "{}"));
     CallResult pending = harness.gateway.call(call("status_tool", args(), "1", 500));
@@ -289,14 +281,6 @@ class ToolExecutionWorkflowTest {
     assertTrue(later.version() > pending.record().version());
     ExecutionRecord found = harness.gateway.find(pending.record().executionId()).orElseThrow();
     assertEquals(pending.record().fingerprint(), found.fingerprint());
-  }
-
-  @Test
-  void undeliveredExecutionClosesWhenItsAttachWindowPasses() throws Exception {
-    CallResult first = harness.gateway.call(call("short_window_tool", args(), "1", 10_000));
-    awaitClosed(first.record().executionId());
-    assertTrue(journal.entries.stream().anyMatch(e -> e.executionId().equals(first.record().executionId())
-        && e.transition().equals("attach_window_closed")));
   }
 
   @Test

@@ -16,6 +16,7 @@ import io.onceport.workflow.auth.AuthorizationActivities;
 import io.onceport.workflow.auth.AuthorizationDecision;
 import io.onceport.workflow.auth.AuthorizationRequest;
 import io.onceport.workflow.contract.ReplayClass;
+import io.onceport.workflow.contract.ReplaySpec;
 import io.onceport.workflow.contract.ToolContract;
 import io.onceport.workflow.execution.ApprovalDecision;
 import io.onceport.workflow.execution.AttachRequest;
@@ -153,7 +154,8 @@ class SignedDecisionsReplayTest {
   }
 
   private static ExecutionRecord start(WorkflowClient client, String tool, ReplayClass replay, String workflowId) {
-    ToolContract contract = Contracts.http(tool, replay, "http://127.0.0.1:9", Duration.ofMinutes(5));
+    // The shortest late-arrival tail: recorded in real time (signed statements), each run closes ~30 s after delivery.
+    ToolContract contract = Contracts.http(tool, replay, "http://127.0.0.1:9", Duration.ofMinutes(5), ReplaySpec.MIN_DEDUPE_AFTER_DELIVERY);
     ExecutionInput input = ExecutionInput.of("hmac-sha256:" + "3".repeat(64), contract.tool(), "agent:test", "actor:agent:test",
         null, "mcp:replay", "http://127.0.0.1:9/v1/releases", "POST", contract, "{\"service\":\"a\",\"version\":\"1\"}", null);
     ToolExecutionWorkflow stub = client.newWorkflowStub(ToolExecutionWorkflow.class, WorkflowOptions.newBuilder()
