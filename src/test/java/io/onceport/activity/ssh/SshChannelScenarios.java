@@ -88,7 +88,7 @@ abstract class SshChannelScenarios {
   }
 
   private static void awaitFile(Path file) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60); // a forked worker JVM on a busy 2-core host
     while (!Files.exists(file)) {
       assertTrue(System.nanoTime() < deadline, "timed out waiting for " + file);
       Thread.sleep(20);
@@ -96,7 +96,7 @@ abstract class SshChannelScenarios {
   }
 
   private StatusResult awaitSettled(SshSpec spec, String id) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60); // a forked worker JVM on a busy 2-core host
     while (true) {
       StatusResult status = channel.queryStatus(SshFixture.request(spec, "{}", id), context);
       if (status.verdict() != Verdict.RUNNING) {
