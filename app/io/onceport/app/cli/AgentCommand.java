@@ -62,7 +62,9 @@ public final class AgentCommand implements Runnable {
     }
   }
 
-  @Command(name = "remove", mixinStandardHelpOptions = true, description = "Revoke ACTOR's token.")
+  @Command(name = "remove", mixinStandardHelpOptions = true, description = {"Revoke ACTOR's token.",
+      "Every front end on this data directory ends the token's waits, streams and sessions within a second; an "
+          + "execution already started goes on. Adding ACTOR again gives a new token whose sessions start undecided."})
   static final class Remove implements Runnable {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
     @CommandLine.Mixin DataOptions data;
@@ -81,7 +83,8 @@ public final class AgentCommand implements Runnable {
       if (!removed) {
         throw new CliException("no such agent: " + actor);
       }
-      spec.commandLine().getErr().println("removed " + actor);
+      spec.commandLine().getErr().println("removed " + actor + "; running front ends on " + data.data
+          + " end its waits, streams and sessions within a second");
     }
   }
 }

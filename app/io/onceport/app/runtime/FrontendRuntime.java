@@ -11,6 +11,7 @@ import io.onceport.shared.codec.KeyRing;
 import io.onceport.activity.operator.OperatorRegistry;
 import io.onceport.frontend.auth.AgentRegistry;
 import io.onceport.frontend.auth.Authenticator;
+import io.onceport.frontend.auth.CredentialWatcher;
 import io.onceport.frontend.auth.oauth.OAuthAuthenticator;
 import io.onceport.frontend.auth.oauth.ProtectedResourceMetadata;
 import io.onceport.app.codec.CodecServer;
@@ -45,6 +46,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.LoggerFactory;
 
 /**
  * The front-end role: authenticates agents, prepares calls and attaches them to executions over
@@ -57,13 +59,15 @@ public final class FrontendRuntime implements AutoCloseable {
   private final TemporalExecutionGateway gateway;
   private final Readiness readiness;
   private final ScheduledExecutorService reviewsCounter;
+  private final CredentialWatcher credentials;
 
   private FrontendRuntime(McpServer server, TemporalExecutionGateway gateway, Readiness readiness,
-      ScheduledExecutorService reviewsCounter) {
+      ScheduledExecutorService reviewsCounter, CredentialWatcher credentials) {
     this.server = server;
     this.gateway = gateway;
     this.readiness = readiness;
     this.reviewsCounter = reviewsCounter;
+    this.credentials = credentials;
   }
 
   public static FrontendRuntime start(
@@ -129,9 +133,18 @@ public final class FrontendRuntime implements AutoCloseable {
         })
         .build();
     McpServer server = new McpServer(config, new ReadyGateway(gateway, readiness),
-        oauth != null ? oauth : (Authenticator) agents::authenticate).start();
+        oauth != null ? oauth : agents.authenticator()).start();
     bound[0] = server;
-    return new FrontendRuntime(server, gateway, readiness, reviewsGauge(metrics, directory));
+    return new FrontendRuntime(server, gateway, readiness, reviewsGauge(metrics, directory), watchCredentials(agents, server));
+  }
+
+  /** `agent remove` (in any process on this data dir) ends the removed credential's waits, streams and sessions here at once. */
+  private static CredentialWatcher watchCredentials(AgentRegistry agents, McpServer server) {
+    return CredentialWatcher.start(agents, (actor, generation) -> {
+      int ended = server.credentialRemoved(actor, generation, "the agent's credential was removed (onceport agent remove)");
+      LoggerFactory.getLogger(FrontendRuntime.class).info("{}'s credential {} was removed: {} wait(s) ended, its sessions ended",
+          actor, generation, ended);
+    });
   }
 
   /**
@@ -231,7 +244,7 @@ public final class FrontendRuntime implements AutoCloseable {
       throw new IllegalArgumentException("listening on " + settings.listen() + " with OAuth needs the canonical resource URI "
           + "clients reach this server at (auth.resource / --auth-resource, e.g. https://mcp.example.com/mcp)");
     }
-    return new OAuthAuthenticator(settings.oauth(), agents::authenticate,
+    return new OAuthAuthenticator(settings.oauth(), agents.authenticator(),
         () -> bound[0] == null ? null : URI.create("http://" + urlHost(settings.listen().host()) + ":" + bound[0].port() + "/mcp"));
   }
 
@@ -241,6 +254,11 @@ public final class FrontendRuntime implements AutoCloseable {
 
   static String frontEndId() {
     return "frontend:" + ManagementFactory.getRuntimeMXBean().getName();
+  }
+
+  /** The long waits {@code actor} has on this front end now (see {@link McpServer#longWaits}). */
+  public int longWaits(String actor) {
+    return server.longWaits(actor);
   }
 
   public int port() {
@@ -272,6 +290,7 @@ public final class FrontendRuntime implements AutoCloseable {
 
   @Override
   public void close() {
+    credentials.close();
     reviewsCounter.shutdownNow();
     server.stop();
     gateway.close(); // sends the evidence and delivery reports still owed to runs

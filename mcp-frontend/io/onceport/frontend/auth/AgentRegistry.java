@@ -38,7 +38,15 @@ import java.util.regex.Pattern;
  * {@code agents.json} (and the directory fsynced), so a reader sees the old or the new file, never
  * a torn one. Changes are serialized across processes by a lock on {@code agents.json.lock}.
  * {@link #authenticate} re-reads the file whenever it changed on disk, so {@code onceport agent
- * add} takes effect on a running server without a restart.
+ * add} takes effect on a running server without a restart; {@link #generations()} does the same for
+ * the front end's {@link CredentialWatcher}, which ends a removed agent's waits, streams and sessions
+ * in every process on the data directory.
+ *
+ * <p>Each token has a <em>credential generation</em> ({@link #generation}): 8 hex characters derived
+ * from the token's stored hash, so a new token (remove, then add) is a new generation without any
+ * new state in the file. Sessions are bound to the generation they were opened with
+ * ({@link SessionIds}), so a re-added agent starts with no sessions and no authorizations. The
+ * generation says nothing usable about the token: it is 32 bits of a hash of a hash of 256 random bits.
  */
 public final class AgentRegistry {
   /** Actor names: lowercase, e.g. {@code agent:deployer}. */
@@ -55,6 +63,8 @@ public final class AgentRegistry {
   private volatile Snapshot snapshot = new Snapshot(null, Map.of());
 
   private record Snapshot(Object version, Map<String, byte[]> hashes) {}
+
+  private static final String GENERATION_DERIVATION = "onceport/credential-generation\n";
 
   public AgentRegistry(Path dataDir) {
     this.dataDir = Objects.requireNonNull(dataDir, "dataDir == null");
@@ -113,17 +123,64 @@ public final class AgentRegistry {
    * @throws UncheckedIOException if the registry file exists but cannot be read (fail closed)
    */
   public Optional<String> authenticate(String bearerToken) {
+    return authenticate(bearerToken, current());
+  }
+
+  private static Optional<String> authenticate(String bearerToken, Snapshot snapshot) {
     if (bearerToken == null || !bearerToken.startsWith(TOKEN_PREFIX)) {
       return Optional.empty();
     }
     byte[] presented = sha256Bytes(bearerToken);
     String match = null;
-    for (Map.Entry<String, byte[]> e : current().hashes().entrySet()) {
+    for (Map.Entry<String, byte[]> e : snapshot.hashes().entrySet()) {
       if (MessageDigest.isEqual(presented, e.getValue()) && match == null) {
         match = e.getKey();
       }
     }
     return Optional.ofNullable(match);
+  }
+
+  /**
+   * The registry as the front end's {@link Authenticator}: a static token's principal carries its
+   * generation, so sessions opened with it end with it.
+   */
+  public Authenticator authenticator() {
+    return new Authenticator() {
+      @Override
+      public Optional<String> actorFor(String bearerToken) {
+        return AgentRegistry.this.authenticate(bearerToken);
+      }
+
+      @Override
+      public Principal authenticate(String bearerToken) {
+        Snapshot s = current();
+        return AgentRegistry.authenticate(bearerToken, s).map(actor -> Principal.unscoped(actor, generation(s.hashes().get(actor))))
+            .orElseThrow(() -> AuthenticationException.invalidToken("unknown or revoked token"));
+      }
+    };
+  }
+
+  /**
+   * Each registered actor with its token's generation, as the file stands now (re-read when it
+   * changed on disk).
+   *
+   * @throws UncheckedIOException if the registry file exists but cannot be read
+   */
+  public Map<String, String> generations() {
+    Map<String, String> out = new LinkedHashMap<>();
+    current().hashes().forEach((actor, hash) -> out.put(actor, generation(hash)));
+    return out;
+  }
+
+  /** The generation of {@code actor}'s current token, or empty when the actor has none. */
+  public Optional<String> generation(String actor) {
+    return Optional.ofNullable(current().hashes().get(actor)).map(AgentRegistry::generation);
+  }
+
+  /** 8 hex characters of SHA-256 over the derivation label and the token's stored hash. */
+  static String generation(byte[] tokenHash) {
+    String hex = HexFormat.of().formatHex(tokenHash);
+    return HexFormat.of().formatHex(sha256Bytes(GENERATION_DERIVATION + hex), 0, 4);
   }
 
   /** Throws IllegalArgumentException with advice when {@code actor} is not a valid actor name. */

@@ -12,6 +12,14 @@ public interface SessionRegistry {
   /** {@code actor}'s session ended (deleted by the client, expired, or the server shut down); unknown ids are ignored. */
   void ended(String actor, String sessionId, String reason);
 
+  /**
+   * {@code actor}'s session ended because the credential it was opened with was removed: nothing
+   * waiting on it may be authorized any more. The default records a plain end.
+   */
+  default void credentialRemoved(String actor, String sessionId, String reason) {
+    ended(actor, sessionId, reason);
+  }
+
   /** Records nothing; for tests and for a front end without sessions. */
   static SessionRegistry none() {
     return new SessionRegistry() {

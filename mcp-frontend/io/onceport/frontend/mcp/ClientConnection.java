@@ -43,6 +43,21 @@ final class ClientConnection {
     return System.nanoTime();
   }
 
+  /**
+   * Closes the connection of {@code request} now, from any thread: the client sees it end at once
+   * and the thread still answering finds it gone (its result is then recorded as not delivered).
+   */
+  static void close(HttpServletRequest request) {
+    if (request == null) {
+      return;
+    }
+    try {
+      ServletContextRequest.getServletContextRequest(request).getConnectionMetaData().getConnection().getEndPoint().close();
+    } catch (RuntimeException e) {
+      // not a Jetty connection, or already closed: the waiting loop still stops at its next look
+    }
+  }
+
   /** True when the client has closed or reset the connection of {@code request}. */
   static boolean isGone(HttpServletRequest request) {
     EndPoint endPoint;

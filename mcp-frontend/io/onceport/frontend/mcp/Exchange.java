@@ -40,7 +40,12 @@ record Exchange(
 
   /** The agent session of a call ({@link SessionIds}): the MCP session, else the run, else the client. */
   String gatewaySession(String runId) {
-    return SessionIds.forCall(actor, session != null ? session.nonce() : null, runId, client.name(), client.version());
+    return SessionIds.forCall(actor, generation(), session != null ? session.nonce() : null, runId, client.name(), client.version());
+  }
+
+  /** The generation of the credential this request came with (sessions are bound to it), or null. */
+  String generation() {
+    return StreamableHttp.generation(ctx);
   }
 
   /** {@code name/version} of the client, or null: evidence on the record. */

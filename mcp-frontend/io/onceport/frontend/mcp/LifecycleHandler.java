@@ -42,8 +42,8 @@ final class LifecycleHandler {
     ClientInfo client = ci.path("name").isTextual()
         ? new ClientInfo(ci.get("name").asText(), ci.path("version").isTextual() ? ci.get("version").asText() : null)
         : ClientInfo.NONE;
-    Session s = sessions.issue(ex.actor(), version, client);
-    sessions.recordStart(ex.actor(), SessionIds.forCall(ex.actor(), s.nonce(), null, null, null),
+    Session s = sessions.issue(ex.actor(), ex.generation(), version, client);
+    sessions.recordStart(ex.actor(), McpSessions.sessionId(s),
         client.name(), client.version(), version, ex.ctx().req().getRemoteAddr());
     ObjectNode r = Json.object();
     r.put("protocolVersion", version);

@@ -31,6 +31,8 @@ final class McpController {
   private final StreamableHttp http;
   private final SessionRevision sessionRevision;
   private final MetadataRevision metadataRevision;
+  private final LongWaits waits = new LongWaits();
+  private final McpSessions sessions;
   private final ExecutionGateway gateway;
   private final Transport transport;
 
@@ -51,11 +53,12 @@ final class McpController {
     SseStreams sse = new SseStreams(config, gateway, writer, inFlight, logLevels);
     NotificationHandler notifications = new NotificationHandler(gateway, inFlight);
     LifecycleHandler lifecycle = new LifecycleHandler(config, sessions);
-    TasksHandler tasks = new TasksHandler(config, gateway, inFlight);
-    ToolsHandler tools = new ToolsHandler(config, gateway, inFlight, writer, sse, sessions, tasks, notifications);
+    TasksHandler tasks = new TasksHandler(config, gateway, inFlight, waits);
+    ToolsHandler tools = new ToolsHandler(config, gateway, inFlight, writer, sse, sessions, tasks, notifications, waits);
     this.sessionRevision = new SessionRevision(sessions, notifications, lifecycle, tools, new LoggingHandler(logLevels), tasks);
     this.metadataRevision = new MetadataRevision(config, notifications, lifecycle, tools, tasks);
-    this.http = new StreamableHttp(transport, sessions, gateway, inFlight, writer, sse, this::receive);
+    this.http = new StreamableHttp(transport, sessions, gateway, inFlight, writer, sse, this::receive, waits);
+    this.sessions = sessions;
   }
 
   /** What handling one message produced. */
@@ -114,6 +117,21 @@ final class McpController {
     if (contract != null) { // unknown tools and the built-in status tool are answered by the handler as before
       transport.checkScope(ctx, principal, contract.tool(), contract.replayClass().wireName(), call.id());
     }
+  }
+
+  /**
+   * An agent's credential was removed or replaced: every wait and stream of it on this front end
+   * ends now, and the agent sessions it opened here are ended in their session workflows. Returns
+   * how many waits ended.
+   */
+  int credentialRemoved(String actor, String generation, String reason) {
+    int ended = waits.revoke(actor, generation, reason);
+    sessions.endAll(actor, generation, reason);
+    return ended;
+  }
+
+  int longWaits(String actor) {
+    return waits.active(actor);
   }
 
   /** Decides the deliveries still in their grace now, then stops the timer. */

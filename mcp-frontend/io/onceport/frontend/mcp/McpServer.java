@@ -112,6 +112,21 @@ public final class McpServer {
     return this;
   }
 
+  /**
+   * {@code actor}'s credential {@code generation} was removed (or replaced by a new token): every
+   * wait and stream it has on this front end ends now — connection closed, nothing more answered —
+   * and the sessions it opened here are ended. The {@code CredentialWatcher} calls this for a
+   * change of {@code agents.json} made by any process. Returns how many waits ended.
+   */
+  public int credentialRemoved(String actor, String generation, String reason) {
+    return controller.credentialRemoved(actor, generation, reason);
+  }
+
+  /** The long waits (held {@code tools/call}s, streams, {@code tasks/result}s) {@code actor} has on this front end now. */
+  public int longWaits(String actor) {
+    return controller.longWaits(actor);
+  }
+
   /** The bound port (useful with port 0). */
   public int port() {
     return app.port();

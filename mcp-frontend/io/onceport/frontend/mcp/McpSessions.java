@@ -1,12 +1,15 @@
 package io.onceport.frontend.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import io.javalin.http.Context;
 import io.onceport.frontend.auth.SessionIds;
 import io.onceport.frontend.auth.SessionStart;
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
+import io.onceport.workflow.ids.AgentSessionId;
 import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,7 +46,9 @@ final class McpSessions {
           "Bad Request: the Mcp-Session-Id header is required (call initialize first)", id);
     }
     Optional<Session> s = tokens.verify(sid.trim(), now());
-    if (s.isEmpty() || !s.get().actor().equals(actor)) {
+    // A session serves the credential it was opened with: after the agent's token was replaced
+    // (remove, then add) its old sessions are gone, and their authorizations with them.
+    if (s.isEmpty() || !s.get().actor().equals(actor) || !Objects.equals(s.get().generation(), StreamableHttp.generation(ctx))) {
       throw McpException.http(404, McpException.SESSION_NOT_FOUND,
           "Session not found: it was ended or has expired; initialize a new session", id);
     }
@@ -63,18 +68,44 @@ final class McpSessions {
     return h;
   }
 
-  Session issue(String actor, String version, ClientInfo client) {
-    return tokens.issue(actor, version, client, now());
+  Session issue(String actor, String generation, String version, ClientInfo client) {
+    return tokens.issue(actor, generation, version, client, now());
   }
 
   /** DELETE: the session is revoked on every front end sharing the revocations, and its end recorded. */
   void end(String actor, Session session) {
     tokens.revoke(session);
     try {
-      config.sessionRegistry().ended(actor, SessionIds.forCall(actor, session.nonce(), null, null, null), "deleted by the client");
+      config.sessionRegistry().ended(actor, sessionId(session), "deleted by the client");
     } catch (RuntimeException e) {
       log.warn("could not record the end of a session: {}", e.getMessage());
     }
+  }
+
+  /**
+   * Ends, in their session workflows, the sessions of {@code actor}'s credential {@code generation}
+   * this front end recorded (every one of the actor's when {@code generation} is null): its
+   * credential was removed. Their ids name actor and generation ({@link AgentSessionId}), so a
+   * re-added agent's sessions are other sessions and start undecided.
+   */
+  void endAll(String actor, String generation, String reason) {
+    for (String sessionId : List.copyOf(recorded.asMap().keySet())) {
+      AgentSessionId s = AgentSessionId.parse(sessionId).orElse(null);
+      if (s == null || !s.actor().equals(actor) || (generation != null && !generation.equals(s.generation()))) {
+        continue;
+      }
+      recorded.asMap().remove(sessionId);
+      try {
+        config.sessionRegistry().credentialRemoved(actor, sessionId, reason);
+      } catch (RuntimeException e) {
+        log.warn("could not record the end of session {}: {}", sessionId, e.getMessage());
+      }
+    }
+  }
+
+  /** The agent session id of an MCP session ({@link SessionIds}: its actor, credential generation and nonce). */
+  static String sessionId(Session session) {
+    return SessionIds.forCall(session.actor(), session.generation(), session.nonce(), null, null, null);
   }
 
   /** Records an agent session's start, once per session on this front end. */

@@ -15,7 +15,7 @@ import javax.crypto.spec.SecretKeySpec;
  * Session ids as self-contained tokens: {@code base64url(payload) "." base64url(HMAC-SHA256)}. Any
  * front end with the same key validates any session, also after a restart; nothing but the
  * revocation set (DELETE) is stored. The payload holds no secret (it is only signed, not
- * encrypted): random nonce, actor, protocol version, client info, issue time.
+ * encrypted): random nonce, actor, credential generation, protocol version, client info, issue time.
  */
 final class SessionTokens {
   private static final Base64.Encoder B64 = Base64.getUrlEncoder().withoutPadding();
@@ -31,12 +31,15 @@ final class SessionTokens {
     this.revocations = revocations;
   }
 
-  Session issue(String actor, String protocolVersion, ClientInfo client, long nowEpochSecond) {
+  Session issue(String actor, String generation, String protocolVersion, ClientInfo client, long nowEpochSecond) {
     byte[] nonceBytes = new byte[16];
     random.nextBytes(nonceBytes);
     String nonce = B64.encodeToString(nonceBytes);
     ObjectNode p = Json.MAPPER.createObjectNode();
     p.put("n", nonce).put("a", actor).put("v", protocolVersion).put("iat", nowEpochSecond);
+    if (generation != null) {
+      p.put("g", generation);
+    }
     if (client.name() != null) {
       p.put("cn", client.name());
       if (client.version() != null) {
@@ -45,7 +48,7 @@ final class SessionTokens {
     }
     String payload = B64.encodeToString(Json.bytes(p));
     String id = payload + "." + B64.encodeToString(mac(payload));
-    return new Session(id, nonce, actor, protocolVersion, client, nowEpochSecond);
+    return new Session(id, nonce, actor, generation, protocolVersion, client, nowEpochSecond);
   }
 
   /** The session this id names, or empty when forged, expired or ended. */
@@ -75,7 +78,8 @@ final class SessionTokens {
     if (iat < 0 || nonce == null || nowEpochSecond > iat + ttlSeconds || revocations.isRevoked(nonce)) {
       return Optional.empty();
     }
-    return Optional.of(new Session(id, nonce, p.path("a").asText(), p.path("v").asText(), client(p), iat));
+    return Optional.of(new Session(id, nonce, p.path("a").asText(), p.hasNonNull("g") ? p.get("g").asText() : null,
+        p.path("v").asText(), client(p), iat));
   }
 
   /** The client of a token: {@code cn}/{@code cv}, or the one {@code c} ("name/version") of tokens issued before. */

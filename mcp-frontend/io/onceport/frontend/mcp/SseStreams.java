@@ -53,7 +53,8 @@ final class SseStreams {
    *
    * @param request the request in flight, for cancellations (null: cannot be cancelled)
    */
-  void toolCall(Exchange ex, CallResult cr, ToolContract contract, JsonNode progressToken, InFlightRequests.Entry request) {
+  void toolCall(Exchange ex, CallResult cr, ToolContract contract, JsonNode progressToken, InFlightRequests.Entry request,
+      LongWaits.Lease lease) {
     ExecutionRecord rec = cr.record();
     EventIds ids = new EventIds(rec.executionId(), null, cr.callId(), ex.id(), progressToken);
     Context ctx = ex.ctx();
@@ -70,11 +71,11 @@ final class SseStreams {
     // initialize; the session says so even when a request's header names an older revision.
     String version = ex.session() != null ? ex.session().protocolVersion() : ex.protocolVersion();
     follow(ctx, ex.modern(), ids, rec, cr.attached(), contract, version, withIds, 0, !ex.modern() && logsInfo(ex.session()),
-        request);
+        request, lease);
   }
 
   /** Resumes a stream after {@code Last-Event-ID}; a cancellation of the original request applies to it. */
-  void resume(Context ctx, Session session, EventIds ids, ExecutionRecord rec) {
+  void resume(Context ctx, Session session, EventIds ids, ExecutionRecord rec, LongWaits.Lease lease) {
     open(ctx);
     if (ids.resultSent()) {
       return; // the client has everything this stream carried
@@ -84,7 +85,8 @@ final class SseStreams {
       if (request != null) {
         request.attached(rec.executionId(), ids.callId());
       }
-      follow(ctx, false, ids, rec, false, contract(rec.tool()), session.protocolVersion(), true, ids.reported(), false, request);
+      follow(ctx, false, ids, rec, false, contract(rec.tool()), session.protocolVersion(), true, ids.reported(), false, request,
+          lease);
     } finally {
       inFlight.release(request);
     }
@@ -95,8 +97,16 @@ final class SseStreams {
 
   /** @param reported how many of the record's transitions this stream already reported */
   private void follow(Context ctx, boolean modern, EventIds ids, ExecutionRecord rec, boolean attached,
-      ToolContract contract, String version, boolean withIds, int reported, boolean logs, InFlightRequests.Entry request) {
-    Watched w = watch(ctx, ids, rec, withIds, reported, logs, request);
+      ToolContract contract, String version, boolean withIds, int reported, boolean logs, InFlightRequests.Entry request,
+      LongWaits.Lease lease) {
+    Watched w = watch(ctx, ids, rec, withIds, reported, logs, request, lease);
+    if (w != null && lease != null && lease.revoked()) {
+      // The agent's credential was removed while the stream waited: the stream is closed, nothing more is sent.
+      if (ToolResults.carriesFinalResult(w.rec())) {
+        writer.report(List.of(new ResponseWriter.Pending(w.rec().executionId(), ids.callId(), request)), false, lease.revocation());
+      }
+      return;
+    }
     if (w != null) {
       answer(ctx, modern, ids, w, attached, contract, version, withIds, request);
     }
@@ -108,7 +118,7 @@ final class SseStreams {
    * the client resumes or retries).
    */
   private Watched watch(Context ctx, EventIds ids, ExecutionRecord rec, boolean withIds, int reported, boolean logs,
-      InFlightRequests.Entry request) {
+      InFlightRequests.Entry request, LongWaits.Lease lease) {
     long deadline = System.nanoTime() + config.callWait().toNanos();
     boolean progress = ids.progressToken() != null && !ids.progressToken().isNull();
     boolean gone = false;
@@ -120,7 +130,7 @@ final class SseStreams {
       if (progress) {
         reported = progressEvents(ctx, ids, rec, withIds, reported);
       }
-      while (!ToolResults.answersNow(rec) && (request == null || !request.cancelled())) {
+      while (!ToolResults.answersNow(rec) && (request == null || !request.cancelled()) && (lease == null || !lease.revoked())) {
         long left = deadline - System.nanoTime();
         if (left <= 0) {
           break;

@@ -38,9 +38,11 @@ final class StreamableHttp {
   private final ResponseWriter writer;
   private final SseStreams sse;
   private final Receiver receiver;
+  private final LongWaits waits;
 
   StreamableHttp(Transport transport, McpSessions sessions, ExecutionGateway gateway, InFlightRequests inFlight,
-      ResponseWriter writer, SseStreams sse, Receiver receiver) {
+      ResponseWriter writer, SseStreams sse, Receiver receiver, LongWaits waits) {
+    this.waits = waits;
     this.transport = transport;
     this.sessions = sessions;
     this.gateway = gateway;
@@ -83,6 +85,12 @@ final class StreamableHttp {
     if (Protocol.looksModern(version)) {
       throw McpException.http(405, McpException.TRANSPORT, "Method Not Allowed: protocol version " + version + " " + lacks, null);
     }
+  }
+
+  /** The credential generation of the request's principal, or null (none, or no principal yet). */
+  static String generation(Context ctx) {
+    Principal principal = ctx.attribute(PRINCIPAL);
+    return principal == null ? null : principal.generation();
   }
 
   private static String actor(Context ctx) {
@@ -180,7 +188,9 @@ final class StreamableHttp {
       throw McpException.http(404, McpException.TRANSPORT, "Not Found: the request of Last-Event-ID " + last
           + " was cancelled (notifications/cancelled); retry the call to get its execution's result", null);
     }
-    sse.resume(ctx, session, ids, rec);
+    try (LongWaits.Lease lease = waits.open(actor, generation(ctx), ctx.req())) {
+      sse.resume(ctx, session, ids, rec, lease);
+    }
   }
 
   void delete(Context ctx) {

@@ -26,8 +26,10 @@ final class TasksHandler {
   private final McpConfig config;
   private final ExecutionGateway gateway;
   private final InFlightRequests inFlight;
+  private final LongWaits waits;
 
-  TasksHandler(McpConfig config, ExecutionGateway gateway, InFlightRequests inFlight) {
+  TasksHandler(McpConfig config, ExecutionGateway gateway, InFlightRequests inFlight, LongWaits waits) {
+    this.waits = waits;
     this.config = config;
     this.gateway = gateway;
     this.inFlight = inFlight;
@@ -59,8 +61,12 @@ final class TasksHandler {
     // Cancelling a tasks/result stops this wait; it never cancels the task (tasks/cancel does).
     InFlightRequests.Entry f = ex.id() == null ? null : inFlight.open(ToolsHandler.scope(ex), ex.id());
     Reply reply = null;
-    try {
-      r = awaitTerminal(r, f);
+    try (LongWaits.Lease lease = waits.open(ex.actor(), ex.generation(), ex.ctx().req())) {
+      r = awaitTerminal(r, f, lease);
+      if (lease.revoked()) {
+        reply = Reply.NONE; // the agent's credential was removed while it waited: nothing is answered
+        return reply;
+      }
       if (f != null && f.cancelled()) {
         reply = Reply.NONE;
         return reply;
@@ -77,9 +83,9 @@ final class TasksHandler {
     }
   }
 
-  private ExecutionRecord awaitTerminal(ExecutionRecord r, InFlightRequests.Entry f) {
+  private ExecutionRecord awaitTerminal(ExecutionRecord r, InFlightRequests.Entry f, LongWaits.Lease lease) {
     long deadline = System.nanoTime() + config.taskResultWait().toNanos();
-    while (!r.state().isTerminal() && (f == null || !f.cancelled())) {
+    while (!r.state().isTerminal() && (f == null || !f.cancelled()) && !lease.revoked()) {
       long left = deadline - System.nanoTime();
       if (left <= 0) {
         break;

@@ -37,9 +37,11 @@ final class ToolsHandler {
   private final TasksHandler tasks;
   private final NotificationHandler notifications;
   private final ReadAnswers reads;
+  private final LongWaits waits;
 
   ToolsHandler(McpConfig config, ExecutionGateway gateway, InFlightRequests inFlight, ResponseWriter writer, SseStreams sse,
-      McpSessions sessions, TasksHandler tasks, NotificationHandler notifications) {
+      McpSessions sessions, TasksHandler tasks, NotificationHandler notifications, LongWaits waits) {
+    this.waits = waits;
     this.config = config;
     this.gateway = gateway;
     this.inFlight = inFlight;
@@ -120,8 +122,8 @@ final class ToolsHandler {
     }
     InFlightRequests.Entry f = ex.id() != null && !how.taskRequested() ? inFlight.open(scope(ex), ex.id()) : null;
     Reply reply = null;
-    try {
-      reply = attachAndAnswer(ex, call, f, how);
+    try (LongWaits.Lease lease = how.taskRequested() ? null : waits.open(ex.actor(), ex.generation(), ex.ctx().req())) {
+      reply = attachAndAnswer(ex, call, f, how, lease);
       return reply;
     } finally {
       Reply r = reply;
@@ -179,16 +181,21 @@ final class ToolsHandler {
         .orElse(null);
   }
 
-  private Reply attachAndAnswer(Exchange ex, ToolCall call, InFlightRequests.Entry f, Answering how) {
+  private Reply attachAndAnswer(Exchange ex, ToolCall call, InFlightRequests.Entry f, Answering how, LongWaits.Lease lease) {
     CallResult cr;
     try {
-      cr = gateway.attach(call);
+      cr = lease == null ? gateway.attach(call) : lease.interruptible(() -> gateway.attach(call));
     } catch (GatewayException e) {
       if (e.kind() == GatewayException.Kind.INVALID_ARGUMENTS || e.kind() == GatewayException.Kind.INTENT_KEY_MISMATCH) {
         return Reply.of(ex.answer(ToolResults.refusal(e.getMessage())));
       }
       if (e.kind() == GatewayException.Kind.BUSY) {
         return Reply.of(ex.answer(ToolResults.busy(e.executionId(), e.getMessage())));
+      }
+      throw e;
+    } catch (RuntimeException e) {
+      if (lease != null && lease.revoked()) {
+        return Reply.NONE; // interrupted by the removal of the agent's credential: its connection is closed
       }
       throw e;
     }
@@ -201,10 +208,10 @@ final class ToolsHandler {
       return Reply.of(Json.response(ex.id(), r));
     }
     if (how.stream()) {
-      sse.toolCall(ex, cr, contract, ex.params().path("_meta").get("progressToken"), f);
+      sse.toolCall(ex, cr, contract, ex.params().path("_meta").get("progressToken"), f, lease);
       return Reply.STREAMED;
     }
-    return answerWhenSettled(ex, call, cr, f, how, contract);
+    return answerWhenSettled(ex, call, cr, f, how, contract, lease);
   }
 
   /** A cancellation that arrived before the execution was known cancels it now (it may not be dispatched yet). */
@@ -219,8 +226,15 @@ final class ToolsHandler {
   }
 
   private Reply answerWhenSettled(Exchange ex, ToolCall call, CallResult cr, InFlightRequests.Entry f, Answering how,
-      ToolContract contract) {
-    ExecutionRecord rec = awaitSettled(cr.record(), call.receivedNanos() + Duration.ofMillis(call.waitMillis()).toNanos(), f);
+      ToolContract contract, LongWaits.Lease lease) {
+    ExecutionRecord rec = awaitSettled(cr.record(), call.receivedNanos() + Duration.ofMillis(call.waitMillis()).toNanos(), f,
+        lease);
+    if (lease != null && lease.revoked()) {
+      // The agent's credential was removed while it waited: its connection is closed, nothing is answered.
+      writer.report(ToolResults.carriesFinalResult(rec) ? List.of(new ResponseWriter.Pending(rec.executionId(), cr.callId(), f))
+          : List.of(), false, lease.revocation());
+      return Reply.NONE;
+    }
     if (f != null && f.cancelled()) {
       ExecutionRecord after = f.awaitCancel(Duration.ofSeconds(10));
       if (after == null || after.state() != ExecutionState.CANCELLED) {
@@ -244,8 +258,8 @@ final class ToolsHandler {
    * Waits until the record settles or waits for an operator (the agent is told that at once), the
    * deadline passes or the request is cancelled.
    */
-  private ExecutionRecord awaitSettled(ExecutionRecord rec, long deadlineNanos, InFlightRequests.Entry f) {
-    while (!ToolResults.answersNow(rec) && (f == null || !f.cancelled())) {
+  private ExecutionRecord awaitSettled(ExecutionRecord rec, long deadlineNanos, InFlightRequests.Entry f, LongWaits.Lease lease) {
+    while (!ToolResults.answersNow(rec) && (f == null || !f.cancelled()) && (lease == null || !lease.revoked())) {
       long left = deadlineNanos - System.nanoTime();
       if (left <= 0) {
         break;

@@ -48,9 +48,17 @@ public final class TemporalSessionRegistry implements SessionRegistry {
 
   @Override
   public void ended(String actor, String sessionId, String reason) {
+    end(actor, sessionId, new SessionEnded(reason, Instant.now().toString()));
+  }
+
+  @Override
+  public void credentialRemoved(String actor, String sessionId, String reason) {
+    end(actor, sessionId, new SessionEnded(reason, Instant.now().toString(), true));
+  }
+
+  private void end(String actor, String sessionId, SessionEnded ended) {
     try {
-      client.newWorkflowStub(AgentSessionWorkflow.class, ids.workflowId(actor, sessionId))
-          .ended(new SessionEnded(reason, Instant.now().toString()));
+      client.newWorkflowStub(AgentSessionWorkflow.class, ids.workflowId(actor, sessionId)).ended(ended);
     } catch (WorkflowNotFoundException e) {
       // Never started here, or already closed: nothing to end.
     }

@@ -74,6 +74,8 @@ public final class AgentSessionWorkflowImpl implements AgentSessionWorkflow {
   private String startedAt;
   private String endedAt;
   private String endReason;
+  /** The session ended because its credential was removed: no authorization applies any more (an update validator, no command). */
+  private boolean credentialRemoved;
   private SessionRecord.Authorization authorization;
   private final List<String> waiting = new ArrayList<>();
   private final List<String> executions = new ArrayList<>();
@@ -248,6 +250,7 @@ public final class AgentSessionWorkflowImpl implements AgentSessionWorkflow {
     }
     endedAt = ended.at();
     endReason = ended.reason();
+    credentialRemoved = ended.credentialRemoved();
     version++;
     record("ended", ended.at(), Map.of("reason", ended.reason()));
   }
@@ -311,6 +314,11 @@ public final class AgentSessionWorkflowImpl implements AgentSessionWorkflow {
   }
 
   private void validate(String decision) {
+    if (credentialRemoved && decision.equals("authorized")) {
+      throw ApplicationFailure.newNonRetryableFailure("session " + sessionId + " ended at " + endedAt
+          + " because its credential was removed (" + endReason + "); nothing waiting on it may be authorized",
+          ErrorTypes.INVALID_TRANSITION);
+    }
     if (endedAt != null && authorization == null && waiting.isEmpty()) {
       throw ApplicationFailure.newNonRetryableFailure(
           "session " + sessionId + " ended at " + endedAt + "; nothing waits on it", ErrorTypes.INVALID_TRANSITION);

@@ -209,4 +209,32 @@ class SessionCollisionEndToEndTest {
       }
     }
   }
+
+  /**
+   * Issue 25 item 8: after {@code agent remove} and {@code agent add} the old session and its
+   * authorization once worked with the new token. Now the run's session is the old token's: it is
+   * ended when the token goes, and the same run id with the new token is a new, undecided session.
+   */
+  @Test
+  void aRemovedAndReaddedAgentStartsWithNoSessionAndNoAuthorization() throws Exception {
+    AgentRegistry agents = new AgentRegistry(data);
+    String first = agents.add("agent:rotated");
+    String before = executionId(callInRun(first, 1, "nightly", "rotated: before"));
+    ExecutionRecord waiting = await(before, ExecutionState.AWAITING_SESSION_AUTHORIZATION);
+    cli("sessions", "authorize", waiting.sessionId(), "--yes", "--reason", "the rotated agent's nightly run");
+    await(before, ExecutionState.COMPLETED);
+
+    assertTrue(agents.remove("agent:rotated")); // as `onceport agent remove` in another process: the front end reads the file
+    String[] shown = {""};
+    io.onceport.testing.Conditions.await("the old token's session ended", Duration.ofSeconds(30), () -> {
+      shown[0] = cli("sessions", "show", waiting.sessionId());
+      return shown[0].contains("credential was removed");
+    });
+    String second = agents.add("agent:rotated");
+    String after = executionId(callInRun(second, 2, "nightly", "rotated: after"));
+    ExecutionRecord again = await(after, ExecutionState.AWAITING_SESSION_AUTHORIZATION);
+    assertNotEquals(waiting.sessionId(), again.sessionId(), "the same run with the new token is another session");
+    assertEquals(0, sent(after), "the old authorization does not carry over to the new token");
+    assertTrue(cli("sessions", "show", again.sessionId()).contains("status      pending"));
+  }
 }
