@@ -48,6 +48,15 @@ class CredentialRemovalOnTemporalServerTest {
   @BeforeAll
   static void start() throws Exception {
     gateway = GatewayHarness.onTemporalCli(TemporalCli.binaryOrSkip(), Duration.ofSeconds(90), List.of());
+    // A call before a worker polls is refused at once (readiness): wait for ready, as a deployment's probe would.
+    URI readyz = URI.create("http://127.0.0.1:" + gateway.frontend.port() + "/readyz");
+    Conditions.await("the front end is ready", Duration.ofSeconds(60), () -> {
+      try {
+        return HTTP.send(HttpRequest.newBuilder(readyz).build(), HttpResponse.BodyHandlers.ofString()).statusCode() == 200;
+      } catch (Exception e) {
+        return false;
+      }
+    });
   }
 
   @AfterAll
@@ -122,9 +131,10 @@ class CredentialRemovalOnTemporalServerTest {
     String session = initialize(token);
     // The target holds every notification for a minute: each request below is a long wait.
     gateway.armFault("delay=60000", 3);
-    String taskId = McpClient.json(HTTP.send(post(token, session, "application/json", call(1, "as a task", true)).build(),
-        HttpResponse.BodyHandlers.ofString()).body()).at("/result/task/taskId").asText();
-    assertTrue(taskId.startsWith("act_"), taskId);
+    String created = HTTP.send(post(token, session, "application/json", call(1, "as a task", true)).build(),
+        HttpResponse.BodyHandlers.ofString()).body();
+    String taskId = McpClient.json(created).at("/result/task/taskId").asText();
+    assertTrue(taskId.startsWith("act_"), created);
     List<CompletableFuture<Ended>> held = new ArrayList<>();
     held.add(hold(post(token, session, "application/json", call(2, "waiting call", false)).build()));
     held.add(hold(post(token, session, "text/event-stream", call(3, "streamed call", false)).build()));
@@ -139,13 +149,20 @@ class CredentialRemovalOnTemporalServerTest {
       assertFalse(h.isDone(), "still waiting before the removal");
     }
 
-    long removed = System.nanoTime();
+    long started = System.nanoTime();
     cli("agent", "remove", "agent:deployer", "--data", gateway.data.toString());
+    long removed = System.nanoTime(); // the command returned: the token is gone from agents.json
     CompletableFuture.allOf(held.toArray(CompletableFuture[]::new)).get(AT_ONCE.toSeconds() + 30, TimeUnit.SECONDS);
+    List<Long> endedMs = new ArrayList<>();
+    for (CompletableFuture<Ended> h : held) {
+      endedMs.add((h.get().atNanos() - removed) / 1_000_000);
+    }
+    System.out.println("CredentialRemovalOnTemporalServerTest: held waits (tools/call, SSE tools/call, tasks/result) ended "
+        + endedMs + " ms after `agent remove` returned (the command itself took " + (removed - started) / 1_000_000 + " ms)");
     for (CompletableFuture<Ended> h : held) {
       Ended e = h.get();
       long ms = (e.atNanos() - removed) / 1_000_000;
-      assertTrue(ms < AT_ONCE.toMillis(), "a held wait ended " + ms + " ms after agent remove");
+      assertTrue(ms < AT_ONCE.toMillis(), "a held wait ended " + ms + " ms after agent remove returned");
       assertFalse(e.body().contains("\"result\""), "nothing answered after the removal: " + e.body());
     }
     // The connections are closed at once; the threads behind them stop at their next look.

@@ -166,8 +166,10 @@ class ForgedDecisionsEndToEndTest {
 
   private static String sessionIdOf(McpClient client) throws Exception {
     String payload = client.session().substring(0, client.session().indexOf('.'));
-    return io.onceport.frontend.auth.SessionIds.forCall("agent:deployer",
-        JSON.readTree(java.util.Base64.getUrlDecoder().decode(payload)).get("n").asText(), null, null, null);
+    JsonNode claims = JSON.readTree(java.util.Base64.getUrlDecoder().decode(payload));
+    // The session names the token's credential generation ("g"): sessions end with the token.
+    return io.onceport.frontend.auth.SessionIds.forCall("agent:deployer", claims.path("g").asText(null), claims.get("n").asText(),
+        null, null, null);
   }
 
   /** Signs as carol through the CLI, as an operator would. */

@@ -195,8 +195,9 @@ class SecuredTemporalEndToEndTest {
 
   private static String sessionIdOf(McpClient client) throws Exception {
     String payload = client.session().substring(0, client.session().indexOf('.'));
-    String nonce = JSON.readTree(Base64.getUrlDecoder().decode(payload)).get("n").asText();
-    return SessionIds.forCall(Cluster.AGENT, nonce, null, null, null);
+    var claims = JSON.readTree(Base64.getUrlDecoder().decode(payload));
+    // The session names the token's credential generation ("g"): sessions end with the token.
+    return SessionIds.forCall(Cluster.AGENT, claims.path("g").asText(null), claims.get("n").asText(), null, null, null);
   }
 
   @Test

@@ -39,8 +39,10 @@ class KeyedSessionWorkflowIdTest {
       McpClient client = gateway.client();
       // What the agent can read from its own session header: the nonce the session id is made of.
       String payload = client.session().substring(0, client.session().indexOf('.'));
-      String nonce = new ObjectMapper().readTree(Base64.getUrlDecoder().decode(payload)).get("n").asText();
-      String sessionId = io.onceport.frontend.auth.SessionIds.forCall("agent:deployer", nonce, null, null, null);
+      var claims = new ObjectMapper().readTree(Base64.getUrlDecoder().decode(payload));
+      String nonce = claims.get("n").asText();
+      String sessionId = io.onceport.frontend.auth.SessionIds.forCall("agent:deployer", claims.path("g").asText(null), nonce,
+          null, null, null);
 
       List<WorkflowExecutionInfo> sessions = List.of();
       long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
