@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import io.onceport.frontend.mcp.AgentLimits;
 import picocli.CommandLine;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -216,6 +217,21 @@ final class RoleOptions {
             + "'not delivered' (the client's timeout raced the answer); delivery is recorded after it (default: ${DEFAULT-VALUE}; PT0S..PT30S).")
     Duration deliveryGrace;
 
+    @Option(names = "--agent-max-waits", paramLabel = "N", defaultValue = "" + AgentLimits.DEFAULT_LONG_WAITS,
+        description = "Long waits one agent may hold at once on this front end: tools/call waiting for an outcome or "
+            + "streaming it, tasks/result, resumed SSE streams; more answer HTTP 429 with Retry-After (default: ${DEFAULT-VALUE}).")
+    int agentMaxWaits;
+
+    @Option(names = "--agent-max-sessions", paramLabel = "N", defaultValue = "" + AgentLimits.DEFAULT_OPEN_SESSIONS,
+        description = "Sessions one agent may have open (used in the last 10 minutes) on this front end; a new one over it "
+            + "answers HTTP 429 with Retry-After (default: ${DEFAULT-VALUE}).")
+    int agentMaxSessions;
+
+    @Option(names = "--agent-sessions-per-minute", paramLabel = "N", defaultValue = "" + AgentLimits.DEFAULT_SESSIONS_PER_MINUTE,
+        description = "New sessions (initialize, a new run id) one agent may open per minute on this front end; more answer "
+            + "HTTP 429 with Retry-After (default: ${DEFAULT-VALUE}).")
+    int agentSessionsPerMinute;
+
     @Option(names = "--allowed-origin", paramLabel = "ORIGIN", split = ",", description = "An Origin allowed besides loopback origins (repeatable).")
     List<String> allowedOrigins = new ArrayList<>();
 
@@ -271,8 +287,14 @@ final class RoleOptions {
       if (deliveryGrace.isNegative() || deliveryGrace.compareTo(io.onceport.frontend.mcp.McpConfig.MAX_DELIVERY_GRACE) > 0) {
         throw new CliException("--delivery-grace must be between PT0S and " + io.onceport.frontend.mcp.McpConfig.MAX_DELIVERY_GRACE);
       }
+      AgentLimits limits;
+      try {
+        limits = new AgentLimits(agentMaxWaits, agentMaxSessions, agentSessionsPerMinute);
+      } catch (IllegalArgumentException e) {
+        throw new CliException(e.getMessage());
+      }
       return new FrontendSettings(mcp, callWait, allowedOrigins, allowAnonymous, sessionPolicy, codecUiOrigins,
-          codecAuth.equals("token"), hosts, deliveryGrace, auth.settings(authSection()));
+          codecAuth.equals("token"), hosts, deliveryGrace, auth.settings(authSection()), limits);
     }
   }
 }

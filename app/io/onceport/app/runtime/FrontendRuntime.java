@@ -120,6 +120,7 @@ public final class FrontendRuntime implements AutoCloseable {
         .extraRouteOrigins(settings.codecUiOrigins())
         .callWait(settings.callWait())
         .deliveryGrace(settings.deliveryGrace())
+        .agentLimits(settings.agentLimits())
         .sessionKey(sessionKey(key))
         .sessionRegistry(new TemporalSessionRegistry(connection.client(), taskQueue, sessionWorkflowIds(key)))
         .readPath(readPath(connection, taskQueue, key, contracts, settings, metrics, access))

@@ -1,6 +1,7 @@
 package io.onceport.app.runtime;
 
 import io.onceport.frontend.auth.oauth.OAuthSettings;
+import io.onceport.frontend.mcp.AgentLimits;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -17,13 +18,16 @@ import java.util.Objects;
  *     makes it "not delivered" ({@code --delivery-grace})
  * @param oauth the OAuth resource-server settings ({@code auth:}, {@code --auth-*}; docs/auth.md), or
  *     null when only static agent tokens are accepted
+ * @param agentLimits what one agent may hold on this front end ({@code --agent-max-waits},
+ *     {@code --agent-max-sessions}, {@code --agent-sessions-per-minute})
  */
 public record FrontendSettings(
     HostPort listen, Duration callWait, List<String> allowedOrigins, boolean allowAnonymous, String sessionPolicy,
     List<String> codecUiOrigins, boolean codecAuth, List<String> allowedHosts, Duration deliveryGrace,
-    OAuthSettings oauth) {
+    OAuthSettings oauth, AgentLimits agentLimits) {
   public FrontendSettings {
     Objects.requireNonNull(listen, "listen == null");
+    Objects.requireNonNull(agentLimits, "agentLimits == null");
     Objects.requireNonNull(callWait, "callWait == null");
     Objects.requireNonNull(deliveryGrace, "deliveryGrace == null");
     allowedOrigins = List.copyOf(allowedOrigins);
@@ -33,6 +37,20 @@ public record FrontendSettings(
       throw new IllegalArgumentException("listening on " + listen + ", which is not a loopback address, needs allowed hosts "
           + "(--allowed-host NAME)");
     }
+  }
+
+  /** With the default agent limits. */
+  public FrontendSettings(HostPort listen, Duration callWait, List<String> allowedOrigins, boolean allowAnonymous,
+      String sessionPolicy, List<String> codecUiOrigins, boolean codecAuth, List<String> allowedHosts, Duration deliveryGrace,
+      OAuthSettings oauth) {
+    this(listen, callWait, allowedOrigins, allowAnonymous, sessionPolicy, codecUiOrigins, codecAuth, allowedHosts, deliveryGrace,
+        oauth, AgentLimits.DEFAULTS);
+  }
+
+  /** These settings with other agent limits. */
+  public FrontendSettings withAgentLimits(AgentLimits limits) {
+    return new FrontendSettings(listen, callWait, allowedOrigins, allowAnonymous, sessionPolicy, codecUiOrigins, codecAuth,
+        allowedHosts, deliveryGrace, oauth, limits);
   }
 
   /** Without OAuth: static agent tokens only. */
@@ -45,7 +63,7 @@ public record FrontendSettings(
   /** These settings with OAuth access tokens accepted as {@code oauth} says (null: static tokens only). */
   public FrontendSettings withOAuth(OAuthSettings oauth) {
     return new FrontendSettings(listen, callWait, allowedOrigins, allowAnonymous, sessionPolicy, codecUiOrigins, codecAuth,
-        allowedHosts, deliveryGrace, oauth);
+        allowedHosts, deliveryGrace, oauth, agentLimits);
   }
 
   /** With the default delivery grace. */
@@ -64,7 +82,7 @@ public record FrontendSettings(
   /** These settings with another delivery grace. */
   public FrontendSettings withDeliveryGrace(Duration grace) {
     return new FrontendSettings(listen, callWait, allowedOrigins, allowAnonymous, sessionPolicy, codecUiOrigins, codecAuth,
-        allowedHosts, grace, oauth);
+        allowedHosts, grace, oauth, agentLimits);
   }
 
   /** These settings with {@code origin} also allowed to call the codec server (no duplicate). */
@@ -76,7 +94,7 @@ public record FrontendSettings(
     List<String> origins = new java.util.ArrayList<>(codecUiOrigins);
     origins.add(origin);
     return new FrontendSettings(listen, callWait, allowedOrigins, allowAnonymous, sessionPolicy, origins, codecAuth, allowedHosts,
-        deliveryGrace, oauth);
+        deliveryGrace, oauth, agentLimits);
   }
 
   /** Loopback on a free port, everything else default: for tests and benchmarks. */

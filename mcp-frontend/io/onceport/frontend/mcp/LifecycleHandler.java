@@ -42,9 +42,9 @@ final class LifecycleHandler {
     ClientInfo client = ci.path("name").isTextual()
         ? new ClientInfo(ci.get("name").asText(), ci.path("version").isTextual() ? ci.get("version").asText() : null)
         : ClientInfo.NONE;
-    Session s = sessions.issue(ex.actor(), ex.generation(), version, client);
-    sessions.recordStart(ex.actor(), McpSessions.sessionId(s),
-        client.name(), client.version(), version, ex.ctx().req().getRemoteAddr());
+    // Counted against the agent's session limits (HTTP 429 over them); its session workflow starts
+    // with its first call that needs one (ToolsHandler), not here: 500 initializes start nothing durable.
+    Session s = sessions.issue(ex.actor(), ex.generation(), version, client, ex.id());
     ObjectNode r = Json.object();
     r.put("protocolVersion", version);
     r.set("capabilities", capabilities(version));

@@ -1,9 +1,11 @@
 package io.onceport.frontend.mcp;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
@@ -14,9 +16,28 @@ import java.util.function.Supplier;
  * loop stops at its next look (every {@link McpController#CANCEL_CHECK}), and a result that settles
  * afterwards is recorded as not delivered. Before, such waits went on delivering for up to the
  * task-result wait (5 minutes) after the agent was removed (issue 25 item 8).
+ *
+ * <p>Also where the long-wait limits of {@link AgentLimits} are enforced (issue 25 item 4): each
+ * held wait holds a request thread, so one agent holding them all starved every other agent.
  */
 final class LongWaits {
   private final ConcurrentHashMap<String, Set<Lease>> byActor = new ConcurrentHashMap<>();
+  private final AtomicInteger total = new AtomicInteger();
+  private final int perAgent;
+  private final int maxTotal;
+
+  /**
+   * @param perAgent the long waits one agent may hold ({@link AgentLimits#longWaits})
+   * @param maxTotal the long waits all agents together may hold: the request threads minus the
+   *     reserve that serves short requests ({@link AgentLimits#reservedThreads})
+   */
+  LongWaits(int perAgent, int maxTotal) {
+    if (perAgent < 1 || maxTotal < 1) {
+      throw new IllegalArgumentException("long-wait limits must be at least 1: " + perAgent + ", " + maxTotal);
+    }
+    this.perAgent = perAgent;
+    this.maxTotal = maxTotal;
+  }
 
   /** One waiting request. Closed when its answer is decided; revoked when its credential is removed. */
   final class Lease implements AutoCloseable {
@@ -82,21 +103,41 @@ final class LongWaits {
     @Override
     public void close() {
       byActor.computeIfPresent(actor, (a, leases) -> {
-        leases.remove(this);
+        if (leases.remove(this)) {
+          total.decrementAndGet();
+        }
         return leases.isEmpty() ? null : leases;
       });
     }
   }
 
-  /** Registers a waiting request of {@code actor} (credential {@code generation}, null when it has none). */
-  Lease open(String actor, String generation, HttpServletRequest request) {
+  /**
+   * Registers a waiting request of {@code actor} (credential {@code generation}, null when it has
+   * none), or refuses it with HTTP 429 and {@code Retry-After} — before anything started — when the
+   * agent holds its limit of long waits or all agents together hold all threads but the reserve.
+   */
+  Lease open(String actor, String generation, HttpServletRequest request, JsonNode id) {
     Objects.requireNonNull(actor, "actor == null");
     Lease lease = new Lease(actor, generation, request);
+    String[] refused = {null};
     byActor.compute(actor, (a, leases) -> {
       Set<Lease> s = leases == null ? ConcurrentHashMap.newKeySet() : leases;
-      s.add(lease);
-      return s;
+      if (s.size() >= perAgent) {
+        refused[0] = "Busy: agent " + actor + " already holds " + perAgent + " long waits (tools/call waiting for an outcome, "
+            + "tasks/result, SSE streams), its limit on this server (--agent-max-waits); retry after the Retry-After seconds, "
+            + "or poll with tasks/get or the onceport_status tool";
+      } else if (total.incrementAndGet() > maxTotal) {
+        total.decrementAndGet();
+        refused[0] = "Busy: this server holds " + maxTotal + " long waits, all its request threads but the reserve for "
+            + "short requests; retry after the Retry-After seconds, or poll with tasks/get or the onceport_status tool";
+      } else {
+        s.add(lease);
+      }
+      return s.isEmpty() ? null : s;
     });
+    if (refused[0] != null) {
+      throw McpException.busy(refused[0], id, 1);
+    }
     return lease;
   }
 

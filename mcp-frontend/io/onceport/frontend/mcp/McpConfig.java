@@ -35,6 +35,7 @@ public final class McpConfig {
   private final Duration taskTtl;
   private final Duration deliveryGrace;
   private final int maxRequestThreads;
+  private final AgentLimits agentLimits;
   private final String serverName;
   private final String serverVersion;
   private final SessionRevocations sessionRevocations;
@@ -61,6 +62,7 @@ public final class McpConfig {
     this.taskTtl = b.taskTtl;
     this.deliveryGrace = b.deliveryGrace;
     this.maxRequestThreads = b.maxRequestThreads;
+    this.agentLimits = b.agentLimits;
     this.serverName = b.serverName;
     this.serverVersion = b.serverVersion;
     this.sessionRevocations = b.sessionRevocations == null ? new InMemorySessionRevocations() : b.sessionRevocations;
@@ -94,6 +96,8 @@ public final class McpConfig {
   public Duration deliveryGrace() { return deliveryGrace; }
   /** Threads serving requests: every waiting tools/call holds one. */
   public int maxRequestThreads() { return maxRequestThreads; }
+  /** What one agent may hold on this front end (long waits, sessions): {@link AgentLimits}. */
+  public AgentLimits agentLimits() { return agentLimits; }
   public String serverName() { return serverName; }
   public String serverVersion() { return serverVersion; }
   public SessionRevocations sessionRevocations() { return sessionRevocations; }
@@ -124,6 +128,7 @@ public final class McpConfig {
     private Duration taskTtl = Duration.ofHours(1);
     private Duration deliveryGrace = DEFAULT_DELIVERY_GRACE;
     private int maxRequestThreads = DEFAULT_MAX_REQUEST_THREADS;
+    private AgentLimits agentLimits = AgentLimits.DEFAULTS;
     private String serverName = "onceport";
     private String serverVersion = "dev";
     private SessionRevocations sessionRevocations;
@@ -134,6 +139,12 @@ public final class McpConfig {
     private Tracing tracing = Tracing.OFF;
 
     private Builder() {}
+
+    /** Per-agent limits (default {@link AgentLimits#DEFAULTS}). */
+    public Builder agentLimits(AgentLimits limits) {
+      this.agentLimits = Objects.requireNonNull(limits, "limits == null");
+      return this;
+    }
 
     /** Spans for MCP requests (default: off). */
     public Builder tracing(Tracing tracing) {

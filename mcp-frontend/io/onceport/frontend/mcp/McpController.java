@@ -31,7 +31,7 @@ final class McpController {
   private final StreamableHttp http;
   private final SessionRevision sessionRevision;
   private final MetadataRevision metadataRevision;
-  private final LongWaits waits = new LongWaits();
+  private final LongWaits waits;
   private final McpSessions sessions;
   private final ExecutionGateway gateway;
   private final Transport transport;
@@ -48,6 +48,8 @@ final class McpController {
     // Requests in flight on this process, for notifications/cancelled and the delivery grace.
     InFlightRequests inFlight = new InFlightRequests();
     McpSessions sessions = new McpSessions(config);
+    this.waits = new LongWaits(config.agentLimits().longWaits(),
+        config.maxRequestThreads() - AgentLimits.reservedThreads(config.maxRequestThreads()));
     LogLevels logLevels = new LogLevels();
     ResponseWriter writer = new ResponseWriter(gateway, config.clock(), config.deliveryGrace(), graceTimer, inFlight);
     SseStreams sse = new SseStreams(config, gateway, writer, inFlight, logLevels);

@@ -1,6 +1,7 @@
 package io.onceport.frontend.mcp;
 
 import io.javalin.Javalin;
+import io.javalin.http.Context;
 import io.onceport.frontend.auth.Authenticator;
 import io.onceport.frontend.gateway.ExecutionGateway;
 import io.onceport.shared.runtime.FatalErrors;
@@ -67,12 +68,18 @@ public final class McpServer {
         FatalErrors.report(error);
         response.setStatus(500);
       });
-      cfg.routes.exception(McpException.class, (e, ctx) -> {
-        ctx.status(e.httpStatus);
-        ctx.contentType("application/json");
-        ctx.result(Json.text(Json.error(e.id, e.code, e.getMessage(), e.data)));
-      });
+      cfg.routes.exception(McpException.class, McpServer::refuse);
     });
+  }
+
+  /** A refused request: its HTTP status, {@code Retry-After} when it may be sent again later, and a JSON-RPC error body. */
+  private static void refuse(McpException e, Context ctx) {
+    ctx.status(e.httpStatus);
+    if (e.retryAfterSeconds > 0) {
+      ctx.header("Retry-After", Long.toString(e.retryAfterSeconds));
+    }
+    ctx.contentType("application/json");
+    ctx.result(Json.text(Json.error(e.id, e.code, e.getMessage(), e.data)));
   }
 
   static boolean isLoopback(String host) {

@@ -26,6 +26,7 @@ final class McpSessions {
   static final int MAX_RECORDED_SESSIONS = 10_000;
   private final McpConfig config;
   private final SessionTokens tokens;
+  private final SessionLimits limits;
   /**
    * Sessions this front end already recorded ({@value #MAX_RECORDED_SESSIONS}, each forgotten an
    * hour after its last call): a run's every call must not signal its session again. Forgetting is
@@ -35,6 +36,7 @@ final class McpSessions {
 
   McpSessions(McpConfig config) {
     this.config = config;
+    this.limits = new SessionLimits(config.agentLimits());
     this.tokens = new SessionTokens(config.sessionKey(), config.sessionTtl().toSeconds(), config.sessionRevocations());
   }
 
@@ -52,6 +54,7 @@ final class McpSessions {
       throw McpException.http(404, McpException.SESSION_NOT_FOUND,
           "Session not found: it was ended or has expired; initialize a new session", id);
     }
+    limits.touch(actor, s.get().nonce());
     return s.get();
   }
 
@@ -68,13 +71,22 @@ final class McpSessions {
     return h;
   }
 
-  Session issue(String actor, String generation, String version, ClientInfo client) {
-    return tokens.issue(actor, generation, version, client, now());
+  /** A new MCP session, or HTTP 429 when {@code actor} is over its session limits ({@link SessionLimits}). */
+  Session issue(String actor, String generation, String version, ClientInfo client, JsonNode id) {
+    Session s = tokens.issue(actor, generation, version, client, now());
+    limits.admit(actor, s.nonce(), id); // refused: the id was never handed out, nothing was stored
+    return s;
+  }
+
+  /** A 2026-07-28 call's session ({@code run:}/{@code client:}): counted against the agent's session limits, or HTTP 429. */
+  void admit(String actor, String sessionId, JsonNode id) {
+    limits.admit(actor, sessionId, id);
   }
 
   /** DELETE: the session is revoked on every front end sharing the revocations, and its end recorded. */
   void end(String actor, Session session) {
     tokens.revoke(session);
+    limits.close(actor, session.nonce());
     try {
       config.sessionRegistry().ended(actor, sessionId(session), "deleted by the client");
     } catch (RuntimeException e) {

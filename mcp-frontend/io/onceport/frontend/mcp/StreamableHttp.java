@@ -188,7 +188,7 @@ final class StreamableHttp {
       throw McpException.http(404, McpException.TRANSPORT, "Not Found: the request of Last-Event-ID " + last
           + " was cancelled (notifications/cancelled); retry the call to get its execution's result", null);
     }
-    try (LongWaits.Lease lease = waits.open(actor, generation(ctx), ctx.req())) {
+    try (LongWaits.Lease lease = waits.open(actor, generation(ctx), ctx.req(), null)) {
       sse.resume(ctx, session, ids, rec, lease);
     }
   }

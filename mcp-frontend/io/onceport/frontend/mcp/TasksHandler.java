@@ -61,9 +61,10 @@ final class TasksHandler {
     // Cancelling a tasks/result stops this wait; it never cancels the task (tasks/cancel does).
     InFlightRequests.Entry f = ex.id() == null ? null : inFlight.open(ToolsHandler.scope(ex), ex.id());
     Reply reply = null;
-    try (LongWaits.Lease lease = waits.open(ex.actor(), ex.generation(), ex.ctx().req())) {
+    // Only a wait is a long wait: a finished task's result is answered even when the agent is at its limit.
+    try (LongWaits.Lease lease = r.state().isTerminal() ? null : waits.open(ex.actor(), ex.generation(), ex.ctx().req(), ex.id())) {
       r = awaitTerminal(r, f, lease);
-      if (lease.revoked()) {
+      if (lease != null && lease.revoked()) {
         reply = Reply.NONE; // the agent's credential was removed while it waited: nothing is answered
         return reply;
       }
@@ -85,7 +86,7 @@ final class TasksHandler {
 
   private ExecutionRecord awaitTerminal(ExecutionRecord r, InFlightRequests.Entry f, LongWaits.Lease lease) {
     long deadline = System.nanoTime() + config.taskResultWait().toNanos();
-    while (!r.state().isTerminal() && (f == null || !f.cancelled()) && !lease.revoked()) {
+    while (!r.state().isTerminal() && (f == null || !f.cancelled()) && (lease == null || !lease.revoked())) {
       long left = deadline - System.nanoTime();
       if (left <= 0) {
         break;

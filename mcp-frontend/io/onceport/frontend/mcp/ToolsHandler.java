@@ -120,9 +120,13 @@ final class ToolsHandler {
     if (read != null) {
       return read; // answered without an execution: nothing in flight to cancel or deliver
     }
+    // The session's workflow starts with its first call that takes the durable path, not with
+    // initialize (issue 25 item 4: 500 initializes once started 500 workflows); once per session here.
+    sessions.recordStart(ex.actor(), call.sessionId(), ex.client().name(), ex.client().version(), ex.protocolVersion(),
+        ex.ctx().req().getRemoteAddr());
     InFlightRequests.Entry f = ex.id() != null && !how.taskRequested() ? inFlight.open(scope(ex), ex.id()) : null;
     Reply reply = null;
-    try (LongWaits.Lease lease = how.taskRequested() ? null : waits.open(ex.actor(), ex.generation(), ex.ctx().req())) {
+    try (LongWaits.Lease lease = how.taskRequested() ? null : waits.open(ex.actor(), ex.generation(), ex.ctx().req(), ex.id())) {
       reply = attachAndAnswer(ex, call, f, how, lease);
       return reply;
     } finally {
@@ -151,8 +155,7 @@ final class ToolsHandler {
     String runId = text(meta.path("onceport/run"), ex.ctx().header("Onceport-Run"));
     String intentKey = intentKey(ex, ex.params(), meta);
     if (ex.session() == null) {
-      sessions.recordStart(ex.actor(), ex.gatewaySession(runId), ex.client().name(), ex.client().version(), ex.protocolVersion(),
-          ex.ctx().req().getRemoteAddr());
+      sessions.admit(ex.actor(), ex.gatewaySession(runId), ex.id()); // a new run or client session counts against the limits
     }
     return new ToolCall(ex.actor(), name, args == null || args.isNull() ? Json.object() : args, runId,
         intentKey, ex.gatewaySession(runId), ex.id() == null ? null : ex.id().asText(), ex.protocolVersion(),

@@ -37,6 +37,8 @@ class KeyedSessionWorkflowIdTest {
   void theSessionWorkflowIdIsAKeyedDerivationTheAgentCannotComputeAndTheCliStillFindsTheSession() throws Exception {
     try (GatewayHarness gateway = new GatewayHarness(true)) {
       McpClient client = gateway.client();
+      // The session workflow starts with the session's first durable call (not with initialize).
+      client.call(1, "send_notification", new ObjectMapper().createObjectNode().put("message", "keyed"));
       // What the agent can read from its own session header: the nonce the session id is made of.
       String payload = client.session().substring(0, client.session().indexOf('.'));
       var claims = new ObjectMapper().readTree(Base64.getUrlDecoder().decode(payload));
