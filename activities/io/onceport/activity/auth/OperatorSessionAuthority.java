@@ -11,6 +11,7 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
+import java.time.Instant;
 import java.util.Objects;
 
 /**
@@ -44,10 +45,30 @@ public final class OperatorSessionAuthority implements SessionAuthority {
     this.ids = Objects.requireNonNull(ids, "ids == null");
   }
 
+  /**
+   * The session's own decision counts first (a denial of this session stands even under a grant);
+   * an undecided session is authorized while its actor — with the session's credential generation —
+   * holds an unexpired, unrevoked grant ({@code sessions authorize --agent ACTOR --for P7D}).
+   */
   @Override
   public boolean isAuthorized(String sessionId, String actor) {
     SessionRecord record = record(sessionId, actor);
-    return record != null && record.isAuthorized() && record.actor().equals(actor);
+    if (record != null && record.authorization() != null && !record.isAuthorized() && record.endedAt() == null) {
+      return false; // denied
+    }
+    if (record != null && record.isAuthorized() && record.actor().equals(actor)) {
+      return true;
+    }
+    return granted(sessionKey(sessionId, actor), actor);
+  }
+
+  private boolean granted(String sessionId, String actor) {
+    AgentSessionId session = AgentSessionId.parse(sessionId).orElse(null);
+    if (session == null || session.kind() == AgentSessionId.Kind.GRANT || !session.actor().equals(actor)) {
+      return false;
+    }
+    SessionRecord grant = record(session.grantOfActor().id(), actor);
+    return grant != null && grant.actor().equals(actor) && grant.isAuthorizedAt(Instant.now());
   }
 
   @Override

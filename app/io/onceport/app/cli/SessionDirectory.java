@@ -1,6 +1,12 @@
 package io.onceport.app.cli;
 
 import io.onceport.shared.temporal.TemporalConnection;
+import io.onceport.workflow.session.AgentSessionInput;
+import io.onceport.workflow.session.SessionStarted;
+import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
+import io.temporal.client.BatchRequest;
+import io.temporal.client.WorkflowOptions;
+import java.time.Instant;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.onceport.workflow.session.SessionWorkflowIds;
@@ -126,6 +132,22 @@ public final class SessionDirectory {
   private WorkflowExecutionInfo describe(WorkflowExecution execution) {
     return connection.stubs().blockingStub().describeWorkflowExecution(DescribeWorkflowExecutionRequest.newBuilder()
         .setNamespace(connection.namespace()).setExecution(execution).build()).getWorkflowExecutionInfo();
+  }
+
+  /**
+   * A typed stub on the grant {@code grantId} of {@code actor} ({@code sessions authorize --agent}),
+   * its workflow started (signal-with-start) on {@code taskQueue} when no run of it is open.
+   */
+  public AgentSessionWorkflow grant(String grantId, String actor, String taskQueue, String clientName) {
+    String workflowId = ids.workflowId(actor, grantId);
+    AgentSessionWorkflow stub = connection.client().newWorkflowStub(AgentSessionWorkflow.class, WorkflowOptions.newBuilder()
+        .setWorkflowId(workflowId).setTaskQueue(taskQueue)
+        .setWorkflowIdConflictPolicy(WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING).build());
+    BatchRequest batch = connection.client().newSignalWithStartRequest();
+    batch.add(stub::run, new AgentSessionInput(grantId, actor));
+    batch.add(stub::started, new SessionStarted(grantId, actor, clientName, null, null, null, Instant.now().toString()));
+    connection.client().signalWithStart(batch);
+    return connection.client().newWorkflowStub(AgentSessionWorkflow.class, workflowId);
   }
 
   /** A typed stub on the session's current run, for authorize/deny (the derived id when the session has no run yet). */

@@ -18,14 +18,17 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
-/** {@code onceport sessions list|show|authorize|deny}: agent sessions and their authorization (rung 4). */
+/**
+ * {@code onceport sessions list|show|authorize|deny|revoke}: agent sessions and their authorization
+ * (rung 4), and grants of an agent for a period ({@code authorize --agent ACTOR --for P7D}).
+ */
 @Command(
     name = "sessions",
     mixinStandardHelpOptions = true,
     description = "Inspect agent sessions and authorize or deny them.",
     subcommands = {
       SessionsCommand.ListCommand.class, SessionsCommand.ShowCommand.class,
-      SessionsCommand.AuthorizeCommand.class, SessionsCommand.DenyCommand.class})
+      SessionsCommand.AuthorizeCommand.class, SessionsCommand.DenyCommand.class, SessionsCommand.RevokeCommand.class})
 public final class SessionsCommand implements Runnable {
   @Spec CommandSpec spec;
 
@@ -114,13 +117,27 @@ public final class SessionsCommand implements Runnable {
   }
 
   @Command(name = "authorize", mixinStandardHelpOptions = true,
-      description = "Authorize an agent session: its waiting executions continue, later calls pass rung 4.")
+      description = {"Authorize an agent session: its waiting executions continue, later calls pass rung 4.",
+          "With --agent ACTOR --for DURATION instead: every new session of ACTOR is authorized for that period (a grant: "
+              + "signed, journalled, listed by `sessions list` as grant:ACTOR, ended by `sessions revoke --agent ACTOR`), "
+              + "so scripts do not wait for each new session. A static-token agent's grant ends with its token (agent remove)."})
   static final class AuthorizeCommand implements Runnable {
     @Spec CommandSpec spec;
     @Mixin TemporalOptions temporal;
 
-    @Parameters(paramLabel = "SESSION_ID", description = "The session id as `sessions list` shows it.")
+    @Parameters(paramLabel = "SESSION_ID", arity = "0..1", description = "The session id as `sessions list` shows it.")
     String sessionId;
+
+    @Option(names = "--agent", paramLabel = "ACTOR",
+        description = "Grant every session of ACTOR (e.g. agent:deployer, or an OAuth actor oauth:ISSUER/SUBJECT) instead of one session.")
+    String agent;
+
+    @Option(names = "--for", paramLabel = "DURATION", description = "How long the grant of --agent lasts (ISO-8601, e.g. P7D, PT8H; at most P90D).")
+    java.time.Duration period;
+
+    @Option(names = "--task-queue", defaultValue = "onceport",
+        description = "The workers' task queue, where a grant's workflow runs (default: ${DEFAULT-VALUE}).")
+    String taskQueue;
 
     @Option(names = "--yes", description = "Do not ask for confirmation (scripts).")
     boolean yes;
@@ -132,7 +149,45 @@ public final class SessionsCommand implements Runnable {
 
     @Override
     public void run() {
+      if (agent != null || period != null) {
+        if (sessionId != null || agent == null || period == null) {
+          throw new CliException("authorize either one SESSION_ID, or an agent for a period: --agent ACTOR --for DURATION (e.g. "
+              + "--agent agent:deployer --for P7D)");
+        }
+        AgentGrants.grant(spec, temporal, agent, period, taskQueue, reason, operator, yes);
+        return;
+      }
+      if (sessionId == null) {
+        throw new CliException("name the session to authorize (SESSION_ID, as `sessions list` shows it), or grant an agent for a "
+            + "period with --agent ACTOR --for DURATION");
+      }
       decide(spec, temporal, sessionId, true, reason, operator, yes);
+    }
+  }
+
+  @Command(name = "revoke", mixinStandardHelpOptions = true,
+      description = "End the grant of --agent ACTOR (`sessions authorize --agent`): its new sessions wait for an operator again.")
+  static final class RevokeCommand implements Runnable {
+    @Spec CommandSpec spec;
+    @Mixin TemporalOptions temporal;
+
+    @Option(names = "--agent", paramLabel = "ACTOR", required = true, description = "The actor whose grant ends.")
+    String agent;
+
+    @Option(names = "--reason", required = true, description = "Why; signed and recorded in the sessions journal.")
+    String reason;
+
+    @Option(names = "--yes", description = "Do not ask for confirmation (scripts).")
+    boolean yes;
+
+    @Mixin OperatorKeyOptions operator;
+
+    @Override
+    public void run() {
+      if (reason.isBlank()) {
+        throw new CliException("--reason must not be empty");
+      }
+      AgentGrants.revoke(spec, temporal, agent, reason, operator, yes);
     }
   }
 

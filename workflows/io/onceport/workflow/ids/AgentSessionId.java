@@ -16,6 +16,8 @@ import java.util.Optional;
  *   client:agent:ci~4be1f0a2/claude-code/1.4       the actor's client (name, then version)
  *   client:agent:ci~4be1f0a2                       the actor, no client named
  *   actor:oauth:corp%2F00u1abc                     the actor's own session (no session id at all)
+ *   grant:agent:deployer~4be1f0a2                  an operator's grant to the actor for a period
+ *   grant:agent:deployer~4be1f0a2/2026-12-13T17:00:00Z   the same grant as signed: it names its end
  * </pre>
  *
  * An escaped part holds neither {@code /} nor {@code ~}, the kind ends at the first {@code :}, and
@@ -36,7 +38,13 @@ public record AgentSessionId(Kind kind, String actor, String generation, List<St
     MCP("mcp", 1, 1),
     RUN("run", 1, 1),
     CLIENT("client", 0, 2),
-    ACTOR("actor", 0, 0);
+    ACTOR("actor", 0, 0),
+    /**
+     * {@code onceport sessions authorize --agent ACTOR --for P7D}: every session of the actor (and
+     * credential generation) is authorized until the grant ends. The signed statement names the
+     * end as the one part, so the period is signed; the grant's session workflow has none.
+     */
+    GRANT("grant", 0, 1);
 
     final String word;
     final int minParts;
@@ -92,6 +100,21 @@ public record AgentSessionId(Kind kind, String actor, String generation, List<St
       }
     }
     return new AgentSessionId(Kind.CLIENT, actor, generation, parts);
+  }
+
+  /** The grant of {@code actor} (credential {@code generation}, null for none): the id of its session workflow. */
+  public static AgentSessionId grant(String actor, String generation) {
+    return new AgentSessionId(Kind.GRANT, actor, generation, List.of());
+  }
+
+  /** What a grant's statement signs: the grant and its end (ISO-8601 instant). */
+  public static AgentSessionId grantUntil(String actor, String generation, String until) {
+    return new AgentSessionId(Kind.GRANT, actor, generation, List.of(until));
+  }
+
+  /** The grant that covers this session: the same actor and credential generation. */
+  public AgentSessionId grantOfActor() {
+    return grant(actor, generation);
   }
 
   /** The actor's own session: a call that names no session at all. */

@@ -2,6 +2,7 @@ package io.onceport.workflow.session;
 
 import io.onceport.workflow.ErrorTypes;
 import io.onceport.workflow.execution.SessionAuthorization;
+import io.onceport.workflow.ids.AgentSessionId;
 import io.onceport.workflow.execution.ToolExecutionWorkflow;
 import io.onceport.workflow.operator.DecisionBinding;
 import io.onceport.workflow.operator.DecisionVerdict;
@@ -38,6 +39,12 @@ import org.slf4j.Logger;
  *
  * <p>A session open on an old build keeps that build from draining until the session ends (its
  * client's DELETE, or {@link #IDLE_CLOSE} without an event).
+ *
+ * <p>A grant ({@code grant:ACTOR}, {@code sessions authorize --agent ACTOR --for P7D}) is this same
+ * workflow: its authorization's statement names the grant's end, and the loop closes it then.
+ *
+ * <p>Long because: one state machine whose handlers, main loop and decision verification share
+ * state; grants reuse its signed-decision path rather than duplicate it in a second workflow type.
  */
 public final class AgentSessionWorkflowImpl implements AgentSessionWorkflow {
   /** A session without any event for this long closes; a new call starts it again, undecided. */
@@ -68,6 +75,11 @@ public final class AgentSessionWorkflowImpl implements AgentSessionWorkflow {
 
   private final String sessionId;
   private final String actor;
+  /**
+   * The grant this workflow is ({@code sessions authorize --agent}), or null for a session: a grant
+   * is authorized until the end its signed statement names, and ends then.
+   */
+  private final AgentSessionId grant;
   private String clientInfo;
   private String protocolVersion;
   private String remoteAddress;
@@ -107,16 +119,32 @@ public final class AgentSessionWorkflowImpl implements AgentSessionWorkflow {
   public AgentSessionWorkflowImpl(AgentSessionInput input) {
     this.sessionId = input.sessionId();
     this.actor = input.actor();
+    this.grant = AgentSessionId.parse(sessionId).filter(id -> id.kind() == AgentSessionId.Kind.GRANT).orElse(null);
+  }
+
+  /** How long the main loop waits for an event: a session closes when idle; a grant when its period ends. */
+  private Duration quiet() {
+    if (grant != null && authorization != null && authorization.until() != null && "authorized".equals(authorization.decision())) {
+      long left = Instant.parse(authorization.until()).toEpochMilli() - Workflow.currentTimeMillis();
+      return Duration.ofMillis(Math.max(1, left));
+    }
+    return IDLE_CLOSE;
   }
 
   @Override
   public SessionRecord run(AgentSessionInput ignored) {
     while (true) {
-      boolean active = Workflow.await(IDLE_CLOSE,
+      // A grant's authorization journals an entry, so the loop wakes and waits again with the grant's period.
+      boolean active = Workflow.await(quiet(),
           () -> pendingDecision() != null || !toJournal.isEmpty() || !toNotify.isEmpty() || finished());
       decidePresented();
       drain();
       if (finished()) {
+        break;
+      }
+      if (!active && grant != null && authorization != null && authorization.until() != null) {
+        ended(new SessionEnded("the grant ran out at " + authorization.until(), now()));
+        drain();
         break;
       }
       if (!active) {
@@ -153,7 +181,7 @@ public final class AgentSessionWorkflowImpl implements AgentSessionWorkflow {
       DecisionVerdict verdict = signed == null
           ? DecisionVerdict.refused(p.input.by(), "unsigned: no signed statement was presented (sign it with onceport sessions "
               + (word.equals(DecisionBinding.AUTHORIZE) ? "authorize" : "deny") + ", or onceport operator sign session)")
-          : verify(signed, DecisionBinding.session(sessionId, actor, List.of(word), Workflow.currentTimeMillis()));
+          : verify(signed, DecisionBinding.session(signedSubject(p), actor, List.of(word), Workflow.currentTimeMillis()));
       if (verdict.valid() && appliedNonces.contains(verdict.nonce())) {
         verdict = DecisionVerdict.refused(verdict.operator(), "replayed: this statement (nonce " + verdict.nonce()
             + ") was already applied to session " + sessionId);
@@ -163,8 +191,34 @@ public final class AgentSessionWorkflowImpl implements AgentSessionWorkflow {
         continue;
       }
       appliedNonces.add(verdict.nonce());
-      apply(p.decision, verdict.operator(), verdict.reason(), signed);
+      if (grant != null && p.decision.equals("authorized") && !grantEndsLater(p.input.until())) {
+        refuse(p, signed, DecisionVerdict.refused(verdict.operator(), "the grant's end " + p.input.until() + " has passed"));
+        continue;
+      }
+      apply(p.decision, verdict.operator(), verdict.reason(), signed, grant != null && p.decision.equals("authorized")
+          ? p.input.until() : null);
       p.done = true;
+    }
+  }
+
+  /**
+   * What the statement must be bound to: the session id; for a grant's authorization, the grant and
+   * its end ({@link AgentSessionId#grantUntil}), so the period is signed by the operator.
+   */
+  private String signedSubject(Presented p) {
+    if (grant == null || !p.decision.equals("authorized")) {
+      return sessionId;
+    }
+    String until = p.input.until();
+    return until == null || until.isBlank() ? sessionId + "/(no end)"
+        : AgentSessionId.grantUntil(grant.actor(), grant.generation(), until).id();
+  }
+
+  private boolean grantEndsLater(String until) {
+    try {
+      return Instant.parse(until).toEpochMilli() > Workflow.currentTimeMillis();
+    } catch (RuntimeException e) {
+      return false;
     }
   }
 
@@ -323,7 +377,7 @@ public final class AgentSessionWorkflowImpl implements AgentSessionWorkflow {
       throw ApplicationFailure.newNonRetryableFailure(
           "session " + sessionId + " ended at " + endedAt + "; nothing waits on it", ErrorTypes.INVALID_TRANSITION);
     }
-    if (authorization != null && authorization.decision().equals(decision)) {
+    if (authorization != null && authorization.decision().equals(decision) && !(grant != null && decision.equals("authorized"))) {
       throw ApplicationFailure.newNonRetryableFailure(
           "session " + sessionId + " is already " + decision + " (by " + authorization.by() + " at " + authorization.at() + ")",
           ErrorTypes.INVALID_TRANSITION);
@@ -344,14 +398,14 @@ public final class AgentSessionWorkflowImpl implements AgentSessionWorkflow {
     return session();
   }
 
-  private void apply(String decision, String by, String reason, SignedDecision signed) {
+  private void apply(String decision, String by, String reason, SignedDecision signed, String until) {
     String at = now();
-    authorization = new SessionRecord.Authorization(decision, by, at, reason);
+    authorization = new SessionRecord.Authorization(decision, by, at, reason, until);
     decisionStatement = signed;
     toNotify.addAll(waiting);
     waiting.clear();
     version++;
-    record(decision, at, Map.of("by", by, "reason", reason));
+    record(decision, at, until == null ? Map.of("by", by, "reason", reason) : Map.of("by", by, "reason", reason, "until", until));
   }
 
   private void record(String event, String at, Map<String, String> detail) {

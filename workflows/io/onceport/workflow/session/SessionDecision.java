@@ -9,10 +9,20 @@ import io.onceport.workflow.operator.SignedDecision;
  * {@code {"statement":"…","signature":"…"}}). {@code by} and {@code reason} are what the caller
  * claims; the session acts on the verified statement, whose operator and reason are recorded.
  */
-public record SessionDecision(String by, String reason, String statement, String signature) {
+public record SessionDecision(String by, String reason, String statement, String signature, String until) {
   public SessionDecision {
     by = by == null || by.isBlank() ? "operator" : by;
     reason = reason == null ? "" : reason;
+  }
+
+  /**
+   * A decision about a session (not a grant).
+   *
+   * @see #SessionDecision(String, String, String, String, String) {@code until}: the end of a grant
+   *     ({@code grant:} sessions, ISO-8601 instant, named in the signed statement), null otherwise
+   */
+  public SessionDecision(String by, String reason, String statement, String signature) {
+    this(by, reason, statement, signature, null);
   }
 
   /** An unsigned decision (histories recorded before decisions were signed, and tests of refusals). */

@@ -1,6 +1,7 @@
 package io.onceport.workflow.session;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
+import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 
@@ -33,8 +34,17 @@ public record SessionRecord(
     executions = executions == null ? List.of() : List.copyOf(executions);
   }
 
-  /** {@code authorized} or {@code denied}, who decided, when, and why. */
-  public record Authorization(String decision, String by, String at, String reason) {}
+  /**
+   * {@code authorized} or {@code denied}, who decided, when, and why.
+   *
+   * @param until when an authorization ends (a grant: {@code sessions authorize --agent … --for …}),
+   *     or null when it lasts as long as the session
+   */
+  public record Authorization(String decision, String by, String at, String reason, String until) {
+    public Authorization(String decision, String by, String at, String reason) {
+      this(decision, by, at, reason, null);
+    }
+  }
 
   /** True when an operator authorized the session (and did not deny it since) and it has not ended. */
   @JsonIgnore
@@ -42,10 +52,16 @@ public record SessionRecord(
     return endedAt == null && authorization != null && "authorized".equals(authorization.decision());
   }
 
+  /** As {@link #isAuthorized()}, and the authorization has not run out at {@code now} (a grant's end). */
+  public boolean isAuthorizedAt(Instant now) {
+    return isAuthorized() && (authorization.until() == null || now.isBefore(Instant.parse(authorization.until())));
+  }
+
   /** {@code authorized}, {@code denied} or {@code pending}, and {@code , ended} once it ended. */
   @JsonIgnore
   public String status() {
-    String decided = authorization == null ? "pending" : authorization.decision();
+    String decided = authorization == null ? "pending" : authorization.until() == null || !"authorized".equals(authorization.decision())
+        ? authorization.decision() : authorization.decision() + " until " + authorization.until();
     return endedAt == null ? decided : decided + ", ended";
   }
 }

@@ -1,0 +1,274 @@
+package io.onceport.endtoend;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.onceport.activity.auth.OperatorSessionAuthority;
+import io.onceport.activity.operator.OperatorKey;
+import io.onceport.app.Main;
+import io.onceport.app.demo.DemoTarget;
+import io.onceport.app.engine.EmbeddedEngine;
+import io.onceport.app.runtime.FrontendRuntime;
+import io.onceport.app.runtime.FrontendSettings;
+import io.onceport.app.runtime.WorkerRuntime;
+import io.onceport.frontend.auth.AgentRegistry;
+import io.onceport.frontend.contract.ContractLoader;
+import io.onceport.frontend.contract.ContractSet;
+import io.onceport.frontend.fingerprint.FingerprintKey;
+import io.onceport.frontend.ops.Metrics;
+import io.onceport.frontend.temporal.ExecutionDirectory;
+import io.onceport.app.cli.SessionDirectory;
+import io.onceport.shared.temporal.TemporalConnection;
+import io.onceport.workflow.execution.ExecutionSearchAttributes;
+import io.onceport.testing.McpClient;
+import io.onceport.testing.Operators;
+import io.onceport.testing.Records;
+import io.onceport.workflow.execution.ExecutionRecord;
+import io.onceport.workflow.execution.ExecutionState;
+import io.onceport.workflow.ids.AgentSessionId;
+import io.onceport.workflow.operator.SignedDecision;
+import io.onceport.workflow.session.SessionDecision;
+import io.onceport.workflow.session.SessionWorkflowIds;
+import io.temporal.client.WorkflowUpdateException;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * {@code onceport sessions authorize --agent agent:deployer --for P7D} (issue 29 item 6): the whole
+ * gateway as {@code serve} wires it with the operator session policy; the operator grants the agent
+ * once through the CLI, and the agent's new sessions (new run ids, a new MCP session) go through
+ * without waiting; the grant is listed, journalled, bound to its signed end and to the token, and
+ * {@code sessions revoke --agent} ends it. An OAuth actor (not in {@code agents.json}) is granted as
+ * its name. Without a console and without {@code --yes} the CLI says what to pass.
+ */
+@Timeout(180)
+class AgentGrantEndToEndTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String TASK_QUEUE = "onceport-grant";
+  private static final String MODERN = "2026-07-28";
+  private static Path dir;
+  private static Path data;
+  private static Path keys;
+  private static DemoTarget target;
+  private static EmbeddedEngine engine;
+  private static TemporalConnection connection;
+  private static WorkerRuntime worker;
+  private static FrontendRuntime frontend;
+  private static ExecutionDirectory directory;
+  private static String attackerToken;
+  private static String victimToken;
+
+  @BeforeAll
+  static void start() throws Exception {
+    dir = Files.createTempDirectory("onceport-grant");
+    data = Files.createDirectories(dir.resolve("data"));
+    keys = dir.resolve("operator-keys");
+    target = DemoTarget.start("127.0.0.1", 0);
+    Path contracts = Files.createDirectories(dir.resolve("contracts"));
+    Files.writeString(contracts.resolve("send_notification.yaml"), Files.readString(Path.of("contracts", "send_notification.yaml"))
+        .replace("${DEMO_TARGET:-http://127.0.0.1:8766}", target.url()));
+    ContractSet tools = new ContractLoader().load(contracts);
+    AgentRegistry agents = new AgentRegistry(data);
+    attackerToken = agents.add("agent:deployer");
+    victimToken = agents.add("agent:other");
+    OperatorKey carol = Operators.register(data, "carol");
+    carol.write(keys.resolve("carol.key"), false);
+
+    engine = EmbeddedEngine.start("127.0.0.1", 0);
+    Metrics metrics = new Metrics();
+    connection = TemporalConnection.connect(engine.target(), "default", true,
+        io.onceport.shared.codec.Payloads.dataConverter(true, data), Duration.ofSeconds(10), metrics.metricsScope());
+    connection.registerSearchAttributes(ExecutionSearchAttributes.NAMES);
+    worker = WorkerRuntime.start(connection, TASK_QUEUE, data, null, "operator", Duration.ofMinutes(5), "collision");
+    frontend = FrontendRuntime.start(connection, TASK_QUEUE, data, tools,
+        FrontendSettings.loopback(Duration.ofSeconds(2), "operator"), metrics);
+    directory = new ExecutionDirectory(connection);
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (frontend != null) {
+      frontend.close();
+    }
+    if (worker != null) {
+      worker.close();
+    }
+    if (connection != null) {
+      connection.close();
+    }
+    if (engine != null) {
+      engine.close();
+    }
+    if (target != null) {
+      target.close();
+    }
+    try (Stream<Path> files = Files.walk(dir)) {
+      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+  }
+
+  /** A 2026-07-28 {@code tools/call} of {@code send_notification} in run {@code runId}. */
+  private static JsonNode callInRun(String token, int id, String runId, String message) throws Exception {
+    ObjectNode body = (ObjectNode) JSON.readTree(McpClient.callBody(id, "send_notification",
+        JSON.createObjectNode().put("message", message)));
+    ObjectNode meta = ((ObjectNode) body.get("params")).putObject("_meta");
+    meta.put("io.modelcontextprotocol/protocolVersion", MODERN);
+    meta.putObject("io.modelcontextprotocol/clientInfo").put("name", "nightly-job").put("version", "1");
+    meta.putObject("io.modelcontextprotocol/clientCapabilities");
+    meta.put("onceport/run", runId);
+    var response = new McpClient(frontend.port(), token).post(body.toString(),
+        "MCP-Protocol-Version", MODERN, "Mcp-Method", "tools/call", "Mcp-Name", "send_notification");
+    assertEquals(200, response.statusCode(), response.body());
+    return JSON.readTree(response.body());
+  }
+
+  private static String executionId(JsonNode response) {
+    String id = response.at("/result/structuredContent/execution_id").asText();
+    assertTrue(id.startsWith("act_"), response.toString());
+    return id;
+  }
+
+  private static ExecutionRecord await(String executionId, ExecutionState state) throws InterruptedException {
+    return Records.await(directory, executionId, r -> r.state() == state, Duration.ofSeconds(30));
+  }
+
+  private static long sent(String executionId) {
+    return target.ledger().stream().filter(e -> e.path().equals("/v1/notifications") && executionId.equals(e.key())).count();
+  }
+
+  /** The operator's CLI, signing as carol. */
+  private static String cli(String... args) {
+    return cliExpecting(0, args);
+  }
+
+  private static String cliExpecting(int expectedExit, String... args) {
+    PrintStream out = System.out;
+    PrintStream err = System.err;
+    ByteArrayOutputStream o = new ByteArrayOutputStream();
+    ByteArrayOutputStream e = new ByteArrayOutputStream();
+    try {
+      System.setOut(new PrintStream(o, true, StandardCharsets.UTF_8));
+      System.setErr(new PrintStream(e, true, StandardCharsets.UTF_8));
+      boolean decides = args.length > 1 && List.of("authorize", "deny", "revoke").contains(args[1]);
+      Stream<String> signing = decides ? Stream.of("--key-dir", keys.toString(), "--operator", "carol") : Stream.of();
+      String[] all = Stream.of(Stream.of(args), Stream.of("--temporal", engine.target(), "--data", data.toString()), signing)
+          .flatMap(x -> x).toArray(String[]::new);
+      int exit = Main.run(all);
+      assertEquals(expectedExit, exit, o.toString(StandardCharsets.UTF_8) + e.toString(StandardCharsets.UTF_8));
+      return o.toString(StandardCharsets.UTF_8) + e.toString(StandardCharsets.UTF_8);
+    } finally {
+      System.setOut(out);
+      System.setErr(err);
+    }
+  }
+
+  private static String deployer() {
+    return attackerToken;
+  }
+
+  @Test
+  void aGrantLetsNewSessionsOfTheAgentThroughUntilItIsRevoked() throws Exception {
+    String out = cli("sessions", "authorize", "--agent", "agent:deployer", "--for", "P7D", "--yes", "--reason", "nightly scripts", "--task-queue", TASK_QUEUE);
+    String generation = new AgentRegistry(data).generation("agent:deployer").orElseThrow();
+    String grantId = "grant:agent:deployer~" + generation;
+    assertTrue(out.contains(grantId + ": authorized until "), out);
+
+    // New sessions — two runs and an MCP session — need no operator.
+    for (String run : List.of("deploy-1", "deploy-2")) {
+      String id = executionId(callInRun(deployer(), 1, run, "granted " + run));
+      await(id, ExecutionState.COMPLETED);
+    }
+    McpClient mcp = new McpClient(frontend.port(), deployer()).initialize("deploy-script", "2");
+    JsonNode answered = mcp.call(2, "send_notification", JSON.createObjectNode().put("message", "granted mcp"));
+    await(executionId(answered), ExecutionState.COMPLETED);
+    // Another agent is not covered.
+    String other = executionId(callInRun(victimToken, 1, "deploy-1", "not granted"));
+    await(other, ExecutionState.AWAITING_SESSION_AUTHORIZATION);
+
+    String list = cli("sessions", "list");
+    assertTrue(list.contains(grantId), list);
+    assertTrue(list.lines().anyMatch(l -> l.startsWith(grantId) && l.contains("authorized until")), list);
+    assertTrue(journal().contains(grantId) && journal().contains("\"until\""), "journalled: " + journal());
+
+    String revoked = cli("sessions", "revoke", "--agent", "agent:deployer", "--reason", "scripts done", "--yes");
+    assertTrue(revoked.contains(grantId + ": revoked"), revoked);
+    String after = executionId(callInRun(deployer(), 3, "deploy-3", "after revoke"));
+    await(after, ExecutionState.AWAITING_SESSION_AUTHORIZATION);
+    assertEquals(0, sent(after));
+  }
+
+  @Test
+  void theGrantsEndIsSignedAndCannotBeStretched() throws Exception {
+    OperatorKey carol = OperatorKey.load(keys.resolve("carol.key"));
+    String until = Instant.now().plus(Duration.ofHours(1)).truncatedTo(ChronoUnit.SECONDS).toString();
+    String grantId = AgentSessionId.grant("agent:stretch", null).id();
+    SignedDecision signed = Operators.signSession(carol, AgentSessionId.grantUntil("agent:stretch", null, until).id(),
+        "agent:stretch", "authorize", "an hour");
+    var stub = sessions().grant(grantId, "agent:stretch", TASK_QUEUE, "test");
+    String stretched = Instant.parse(until).plus(Duration.ofDays(30)).toString();
+    WorkflowUpdateException e = assertThrows(WorkflowUpdateException.class, () -> stub.authorize(
+        new SessionDecision("carol", "an hour", signed.statement(), signed.signature(), stretched)));
+    assertTrue(String.valueOf(rootMessage(e)).contains("refused"), rootMessage(e));
+    var ok = stub.authorize(new SessionDecision("carol", "an hour", signed.statement(), signed.signature(), until));
+    assertEquals(until, ok.authorization().until());
+  }
+
+  @Test
+  void anOAuthActorIsGrantedByItsNameAndTheLadderSeesIt() throws Exception {
+    String actor = "oauth:corp/00u1abc";
+    String out = cli("sessions", "authorize", "--agent", actor, "--for", "PT8H", "--yes", "--reason", "IdP robot", "--task-queue", TASK_QUEUE);
+    assertTrue(out.contains("grant:oauth:corp%2F00u1abc: authorized until "), out);
+    OperatorSessionAuthority authority = new OperatorSessionAuthority(connection.client(), TASK_QUEUE,
+        SessionWorkflowIds.keyed(FingerprintKey.loadOrCreate(data)::hmac));
+    assertTrue(authority.isAuthorized(AgentSessionId.run(actor, null, "nightly").id(), actor));
+    assertTrue(!authority.isAuthorized(AgentSessionId.run("oauth:corp/00u2xyz", null, "nightly").id(), "oauth:corp/00u2xyz"));
+  }
+
+  @Test
+  void withoutAConsoleAndWithoutYesTheCliSaysWhatToPass() {
+    String out = cliExpecting(1, "sessions", "authorize", "--agent", "agent:deployer", "--for", "P7D", "--reason", "x");
+    assertTrue(out.contains("--yes") && out.contains("onceport sessions authorize --agent agent:deployer --for PT168H --yes"), out);
+    String both = cliExpecting(1, "sessions", "authorize", "run:agent:deployer/x", "--agent", "agent:deployer", "--for", "P7D",
+        "--yes");
+    assertTrue(both.contains("either one SESSION_ID, or an agent for a period"), both);
+  }
+
+  private static SessionDirectory sessions() throws Exception {
+    return new SessionDirectory(connection, SessionWorkflowIds.keyed(FingerprintKey.loadOrCreate(data)::hmac));
+  }
+
+  private static String rootMessage(Throwable t) {
+    while (t.getCause() != null) {
+      t = t.getCause();
+    }
+    return t.getMessage();
+  }
+
+  private static String journal() throws Exception {
+    StringBuilder all = new StringBuilder();
+    try (Stream<Path> files = Files.walk(data)) {
+      for (Path f : files.filter(Files::isRegularFile).filter(p -> p.toString().contains("sessions")).toList()) {
+        all.append(new String(Files.readAllBytes(f), StandardCharsets.UTF_8));
+      }
+    }
+    return all.toString();
+  }
+}
