@@ -9,6 +9,8 @@ import io.onceport.frontend.fingerprint.FingerprintKey;
 import io.onceport.frontend.fingerprint.WorkflowIds;
 import io.onceport.shared.temporal.TemporalConnection;
 import io.temporal.api.common.v1.WorkflowExecution;
+import io.onceport.workflow.execution.Delivery;
+import io.onceport.workflow.execution.ToolExecutionWorkflow;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.api.workflowservice.v1.GetWorkflowExecutionHistoryRequest;
 import io.temporal.api.workflowservice.v1.GetWorkflowExecutionHistoryResponse;
@@ -157,10 +159,10 @@ final class SoakRun {
 
   /**
    * Average events and bytes over the histories of {@code workflowIds} (their latest runs);
-   * {@code closed}: of closed runs only, waiting a moment for one that is closing (a call answered
-   * in band is closed once its delivery is known, within the delivery grace).
+   * {@code settled}: of runs that recorded their delivery only, waiting a moment for one that is
+   * settling (see {@link #awaitSettled}).
    */
-  JsonNode history(List<String> workflowIds, boolean closed) {
+  JsonNode history(List<String> workflowIds, boolean settled) {
     if (workflowIds.isEmpty()) {
       return JSON.nullNode();
     }
@@ -169,7 +171,7 @@ final class SoakRun {
     int n = 0;
     for (String id : workflowIds) {
       try {
-        if (closed && !awaitClosed(id)) {
+        if (settled && !awaitSettled(id)) {
           continue;
         }
         long[] eb = historySize(id);
@@ -186,15 +188,26 @@ final class SoakRun {
     return JSON.createObjectNode().put("executions", n).put("events", events / n).put("bytes", bytes / n);
   }
 
-  /** Whether the latest run of {@code workflowId} is closed, waiting up to 5 s for its close event. */
-  private boolean awaitClosed(String workflowId) {
-    GetWorkflowExecutionHistoryResponse r = connection.stubs().blockingStub()
-        .withDeadlineAfter(5, java.util.concurrent.TimeUnit.SECONDS)
-        .getWorkflowExecutionHistory(GetWorkflowExecutionHistoryRequest.newBuilder().setNamespace(connection.namespace())
-            .setExecution(WorkflowExecution.newBuilder().setWorkflowId(workflowId)).setWaitNewEvent(true)
-            .setHistoryEventFilterType(io.temporal.api.enums.v1.HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT)
-            .build());
-    return r.getHistory().getEventsCount() > 0;
+  /**
+   * Whether the latest run of {@code workflowId} recorded its delivery, waiting up to 5 s: a completed
+   * call's run stays open for its late-arrival tail (minutes), so its history is read once settled,
+   * not once closed (an answer given in band reaches the caller before the run records it).
+   */
+  private boolean awaitSettled(String workflowId) {
+    ToolExecutionWorkflow run = connection.client().newWorkflowStub(ToolExecutionWorkflow.class, workflowId);
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+    while (run.record().delivery() != Delivery.DELIVERED) {
+      if (System.nanoTime() > deadline) {
+        return false;
+      }
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
+    }
+    return true;
   }
 
   long[] historySize(String workflowId) {

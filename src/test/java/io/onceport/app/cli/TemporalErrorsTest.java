@@ -37,8 +37,10 @@ class TemporalErrorsTest {
     gateway = new GatewayHarness(true);
     var result = gateway.client().call(1, "create_release", new ObjectMapper().readTree("{\"service\":\"errors\",\"version\":\"1\"}"));
     executionId = result.at("/result/structuredContent/execution_id").asText();
-    gateway.awaitRecord(executionId, r -> r.delivery() == Delivery.DELIVERED && !gateway.directory.isOpen(
-        gateway.directory.locate(executionId).orElseThrow()), Duration.ofSeconds(30));
+    gateway.awaitRecord(executionId, r -> r.delivery() == Delivery.DELIVERED, Duration.ofSeconds(30));
+    gateway.skipTime(Duration.ofMinutes(11)); // past the late-arrival tail: the run closes
+    gateway.awaitRecord(executionId, r -> !gateway.directory.isOpen(gateway.directory.locate(executionId).orElseThrow()),
+        Duration.ofSeconds(30));
   }
 
   @AfterAll

@@ -44,6 +44,9 @@ class TemporalGatewayContractTest extends ExecutionGatewayContract {
 
   @Override
   void awaitClosed(String executionId) throws InterruptedException {
+    Records.await(harness.directory, executionId, r -> r.delivery() == io.onceport.workflow.execution.Delivery.DELIVERED,
+        Duration.ofSeconds(15));
+    harness.skipTime(Duration.ofMinutes(11)); // past the late-arrival tail
     Records.awaitClosed(harness.directory, executionId, Duration.ofSeconds(15));
   }
 }
