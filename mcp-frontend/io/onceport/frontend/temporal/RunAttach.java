@@ -240,6 +240,7 @@ final class RunAttach {
             .build())
         .setMemo(Map.of(ExecutionSearchAttributes.MEMO_SUMMARY,
             ExecutionSearchAttributes.requestSummary(prepared.input().tool(), prepared.input().shownArguments())))
+        .setStaticSummary(ExecutionSearchAttributes.startSummary(prepared.input()))
         .setWorkflowId(prepared.workflowId())
         .setTaskQueue(taskQueue)
         .setRequestId(request.callId())

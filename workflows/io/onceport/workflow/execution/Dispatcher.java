@@ -15,6 +15,7 @@ import io.onceport.workflow.replay.ReplayPolicy;
 import io.onceport.workflow.replay.ReplayPolicy.Action;
 import io.onceport.workflow.replay.ReplayPolicy.Fact;
 import io.onceport.workflow.replay.ReplayPolicy.Step;
+import io.temporal.activity.ActivityOptions;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.TimeoutFailure;
@@ -43,20 +44,22 @@ final class Dispatcher {
   private final MainLoop loop;
   private final OperatorDecisions decisions;
   private final Random random;
-  private final DispatchActivities sender;
-  private final DispatchActivities status;
+  private final ActivityOptions sendOptions;
+  private final ActivityOptions statusOptions;
+  private final CallStory story;
   /** The last send's in-band delivery ({@link InBandAnswer}), for the run's end; null when there was none. */
   private HandedOver handedOver;
 
   Dispatcher(Execution execution, Inbox inbox, MainLoop loop, OperatorDecisions decisions, Random random,
-      DispatchActivities sender, DispatchActivities status) {
+      ActivityOptions sendOptions, ActivityOptions statusOptions, CallStory story) {
     this.execution = execution;
     this.inbox = inbox;
     this.loop = loop;
     this.decisions = decisions;
     this.random = random;
-    this.sender = sender;
-    this.status = status;
+    this.sendOptions = sendOptions;
+    this.statusOptions = statusOptions;
+    this.story = story;
   }
 
   /** What the last send, status query or operator reported, for the next policy decision. */
@@ -94,6 +97,7 @@ final class Dispatcher {
     while (true) {
       Step step = policy.decide(replay, seen.fact(), execution.situation(seen.succeeded()));
       execution.sends().decided(step);
+      story.decided(step);
       Action action = step.action();
       if (action.sends()) {
         if (!sendAgain(step, seen)) {
@@ -158,6 +162,8 @@ final class Dispatcher {
     ExecutionInput input = execution.input();
     DispatchRequest request = new DispatchRequest(execution.executionId(), input.fingerprint(), input.contract(), input.arguments(),
         attempt, carried, reference, InBandAnswer.plan(execution, startedAt, input.contract().replay().attachWindow().toMillis()));
+    DispatchActivities sender = Workflow.newActivityStub(DispatchActivities.class,
+        ActivityOptions.newBuilder(sendOptions).setSummary(story.send(input, attempt)).build());
     Promise<Sent> sent = Async.function(sender::send, request);
     loop.waitUntil(Long.MAX_VALUE, sent::isCompleted);
     execution.sends().ended(Workflow.currentTimeMillis());
@@ -234,6 +240,8 @@ final class Dispatcher {
   private Observation queryStatus() {
     execution.statusQueryStarted();
     ExecutionInput input = execution.input();
+    DispatchActivities status = Workflow.newActivityStub(DispatchActivities.class, ActivityOptions.newBuilder(statusOptions)
+        .setSummary(CallStory.statusQuery(input, execution.executionId(), execution.sends().statusChecks().size() + 1)).build());
     DispatchRequest request = new DispatchRequest(execution.executionId(), input.fingerprint(), input.contract(), input.arguments(),
         Math.max(1, execution.sends().size()));
     Promise<StatusResult> asked = Async.function(status::queryStatus, request);

@@ -38,6 +38,15 @@ public final class ExecutionSearchAttributes {
     return ExecutionVisibility.requestSummary(tool, shownArguments);
   }
 
+  /**
+   * The start request's user-metadata summary, the first line of the call's story in the Temporal
+   * UI: what was asked and where it goes ({@code send_notification message=hi → POST
+   * http://host/v1/notifications (http, irreversible)}), from the masked arguments.
+   */
+  public static String startSummary(ExecutionInput input) {
+    return CallStory.startSummary(input);
+  }
+
   /** How the attach validator's refusal of a reused intent key begins (failure types of validators are not kept). */
   public static final String INTENT_KEY_MISMATCH_PREFIX = "intent key reused: ";
 

@@ -35,6 +35,12 @@ final class ExecutionVisibility {
   private boolean publishedIdentity;
   private boolean memoAtStart;
   private boolean closing;
+  private final CallStory story = new CallStory();
+
+  /** The call's story in user metadata, told at every publish (see {@link CallStory}). */
+  CallStory story() {
+    return story;
+  }
 
   /** The start request already published the identity and {@code state} (input with an execution id). */
   void publishedAtStart(String state) {
@@ -57,6 +63,7 @@ final class ExecutionVisibility {
 
   void publish(Execution execution) {
     ExecutionRecord r = execution.record();
+    story.tell(r, execution.input());
     String label = r.view();
     if (!label.equals(publishedLabel)) {
       if (!publishedIdentity) {

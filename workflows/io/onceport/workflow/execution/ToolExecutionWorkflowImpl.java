@@ -135,18 +135,18 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
 
   @Override
   public ExecutionRecord run(ExecutionInput ignored) {
-    JournalActivities journal = Workflow.newLocalActivityStub(JournalActivities.class, JOURNAL_OPTIONS);
-    AuthorizationActivities authorization = Workflow.newLocalActivityStub(AuthorizationActivities.class, LOCAL_AUTHORIZATION_OPTIONS);
-    OperatorActivities operators = Workflow.newLocalActivityStub(OperatorActivities.class, VERIFY_OPTIONS);
-    MainLoop loop = new MainLoop(execution, visibility, callers, journal);
+    // Every activity carries a summary line: the Temporal UI's timeline reads as the call's story (CallStory).
+    AuthorizationActivities authorization = Workflow.newLocalActivityStub(AuthorizationActivities.class,
+        LocalActivityOptions.newBuilder(LOCAL_AUTHORIZATION_OPTIONS).setSummary(CallStory.authorization(input)).build());
+    OperatorActivities operators = Workflow.newLocalActivityStub(OperatorActivities.class,
+        LocalActivityOptions.newBuilder(VERIFY_OPTIONS).setSummary(CallStory.verification(input)).build());
+    MainLoop loop = new MainLoop(execution, visibility, callers, Workflow.newLocalActivityStub(JournalActivities.class, JOURNAL_OPTIONS));
     OperatorDecisions decisions = new OperatorDecisions(execution, operators, log);
     loop.resetPoint(); // a reset run reads the journal at its first step after the reset point
     Dispatcher dispatcher = null;
     boolean authorized = new AuthorizationLadder(execution, inbox, loop, authorization, decisions).authorize();
     if (authorized || execution.refusedAfterJournaledSends()) {
-      DispatchActivities sender = Workflow.newActivityStub(DispatchActivities.class, sendOptions());
-      DispatchActivities status = Workflow.newActivityStub(DispatchActivities.class, STATUS_OPTIONS);
-      dispatcher = new Dispatcher(execution, inbox, loop, decisions, random, sender, status);
+      dispatcher = new Dispatcher(execution, inbox, loop, decisions, random, sendOptions(), STATUS_OPTIONS, visibility.story());
       dispatcher.execute(authorized);
     }
     awaitDeliveryOrWindow(loop, dispatcher);
