@@ -1,6 +1,7 @@
 package io.onceport.testing;
 
 import io.onceport.workflow.execution.ToolExecutionWorkflowImpl;
+import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClientOptions;
 import io.temporal.common.WorkflowExecutionHistory;
@@ -39,6 +40,26 @@ public final class Histories {
         .map(e -> e.getWorkflowTaskFailedEventAttributes().getCause() + ": "
             + e.getWorkflowTaskFailedEventAttributes().getFailure().getMessage())
         .toList();
+  }
+
+  /**
+   * Workflow tasks whose completion issued a command (the event after it is one of theirs, not an
+   * external one). Under load the SDK may complete a task with nothing to do (a forced task while a
+   * local activity runs, a timer that no longer matters): cost assertions count the tasks that did work.
+   */
+  public static long tasksWithCommands(WorkflowExecutionHistory history) {
+    List<EventType> external = List.of(EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, EventType.EVENT_TYPE_TIMER_FIRED,
+        EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED, EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED,
+        EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED);
+    List<HistoryEvent> events = history.getEvents();
+    long n = 0;
+    for (int i = 0; i + 1 < events.size(); i++) {
+      if (events.get(i).getEventType() == EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED
+          && !external.contains(events.get(i + 1).getEventType())) {
+        n++;
+      }
+    }
+    return n;
   }
 
   /**

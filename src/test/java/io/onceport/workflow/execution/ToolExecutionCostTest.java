@@ -106,12 +106,15 @@ class ToolExecutionCostTest {
 
     // The late-arrival tail adds a timer and the task it wakes (a retry of the call is answered from
     // this execution until then, issue 27, which a closed run could not do); the caller's deadline
-    // timer, not cancelled when the caller was answered, wakes one more task with nothing to do.
-    assertEquals(5, now.get("workflow tasks"), "answer in the 2nd task, delivery in the 3rd, the caller's timer, the close: " + now);
+    // timer, not cancelled when the caller was answered, wakes one more task with nothing to do, and
+    // under load the SDK may force one more empty task while a local activity runs.
+    assertEquals(4, io.onceport.testing.Histories.tasksWithCommands(history),
+        "tasks that did work: answer in the 2nd, delivery in the 3rd, the close after the tail: " + now);
+    assertTrue(now.get("workflow tasks") <= 6, "workflow tasks: " + now);
     assertEquals(1, now.get("activities"), now.toString());
     assertTrue(now.getOrDefault("local activities", 0) <= 2, "the ladder and the delivered entry: " + now);
     assertTrue(now.getOrDefault("search-attribute upserts", 0) <= 2, "completed, delivered (the start request has the rest): " + now);
-    assertTrue(now.get("events") <= 31, "events: " + now);
+    assertTrue(now.get("events") <= 34, "events: " + now);
     assertEquals(0, now.getOrDefault("memo modifications", 0), "the start request has the request summary; completed and delivered "
         + "needs no other: " + now);
     // The journal still has every transition, in order, with the outcome written by the send itself.
