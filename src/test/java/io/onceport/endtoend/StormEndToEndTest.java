@@ -14,6 +14,7 @@ import io.onceport.app.runtime.FrontendSettings;
 import io.onceport.app.runtime.WorkerRuntime;
 import io.onceport.app.engine.TemporalCliServer;
 import io.onceport.shared.temporal.TemporalConnection;
+import io.onceport.frontend.mcp.AgentLimits;
 import io.onceport.testing.GatewayHarness;
 import io.onceport.testing.McpClient;
 import io.onceport.testing.StormDriver;
@@ -47,13 +48,21 @@ class StormEndToEndTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int CALLS = 1_000;
 
+  /**
+   * One agent's storm is 1,000 waiting calls: over the default per-agent limit of long waits (64,
+   * issue 25), which answers the rest 429 + Retry-After. An operator who expects storms from one
+   * agent raises it ({@code --agent-max-waits}); this test does, to show the storm itself.
+   */
+  private static final AgentLimits STORM_LIMITS =
+      new AgentLimits(2_000, AgentLimits.DEFAULT_OPEN_SESSIONS, AgentLimits.DEFAULT_SESSIONS_PER_MINUTE);
+
   @Test
   void thousandIdenticalConcurrentCallsOnTheEmbeddedEngineDispatchOnceAndAllGetTheSameExecution() throws Exception {
     try (MockWebServer target = new MockWebServer(); Hold hold = new Hold()) {
       target.setDispatcher(hold);
       target.start();
-      try (GatewayHarness gateway = new GatewayHarness(true, Duration.ofSeconds(45), List.of(),
-          Map.of("storm_release.yaml", stormContract(target)))) {
+      try (GatewayHarness gateway = new GatewayHarness(true, Duration.ofSeconds(45),
+          Map.of("storm_release.yaml", stormContract(target)), s -> s.withAgentLimits(STORM_LIMITS))) {
         McpClient session = gateway.client();
         storm("embedded engine", gateway.frontend.port(), gateway.token, session.session(), hold, target);
       }
@@ -77,7 +86,7 @@ class StormEndToEndTest {
         String token = new AgentRegistry(data).add("agent:storm");
         try (WorkerRuntime worker = WorkerRuntime.start(connection, "onceport-storm", data, null, "auto", Duration.ofMinutes(1), "storm");
             FrontendRuntime frontend = FrontendRuntime.start(connection, "onceport-storm", data, new ContractLoader().load(contracts),
-                FrontendSettings.loopback(Duration.ofSeconds(45), "auto"), new Metrics())) {
+                FrontendSettings.loopback(Duration.ofSeconds(45), "auto").withAgentLimits(STORM_LIMITS), new Metrics())) {
           McpClient session = new McpClient(frontend.port(), token).initialize();
           storm("Temporal dev server", frontend.port(), token, session.session(), hold, target);
         }

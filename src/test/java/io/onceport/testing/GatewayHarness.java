@@ -73,7 +73,13 @@ public final class GatewayHarness implements AutoCloseable {
    */
   public GatewayHarness(boolean startWorker, Duration callWait, java.util.List<io.grpc.ClientInterceptor> frontendInterceptors,
       java.util.Map<String, String> extraContracts) throws IOException {
-    this(startWorker, callWait, frontendInterceptors, extraContracts, null, false);
+    this(startWorker, callWait, frontendInterceptors, extraContracts, null, false, java.util.function.UnaryOperator.identity());
+  }
+
+  /** As {@link #GatewayHarness(boolean, Duration, java.util.Map)}, with the front end's settings adjusted (e.g. agent limits). */
+  public GatewayHarness(boolean startWorker, Duration callWait, java.util.Map<String, String> extraContracts,
+      java.util.function.UnaryOperator<io.onceport.app.runtime.FrontendSettings> settings) throws IOException {
+    this(startWorker, callWait, java.util.List.of(), extraContracts, null, false, settings);
   }
 
   /**
@@ -82,7 +88,8 @@ public final class GatewayHarness implements AutoCloseable {
    */
   public static GatewayHarness onTemporalCli(Path binary, Duration callWait, java.util.List<io.grpc.ClientInterceptor> frontendInterceptors)
       throws IOException {
-    return new GatewayHarness(true, callWait, frontendInterceptors, java.util.Map.of(), binary, false);
+    return new GatewayHarness(true, callWait, frontendInterceptors, java.util.Map.of(), binary, false,
+        java.util.function.UnaryOperator.identity());
   }
 
   /**
@@ -92,7 +99,8 @@ public final class GatewayHarness implements AutoCloseable {
    */
   public static GatewayHarness onTemporalCliWithVault(Path binary, Duration callWait, java.util.Map<String, String> extraContracts)
       throws IOException {
-    return new GatewayHarness(true, callWait, java.util.List.of(), extraContracts, binary, true);
+    return new GatewayHarness(true, callWait, java.util.List.of(), extraContracts, binary, true,
+        java.util.function.UnaryOperator.identity());
   }
 
   /** The credential in the vault of {@link #onTemporalCliWithVault}. */
@@ -105,7 +113,8 @@ public final class GatewayHarness implements AutoCloseable {
   }
 
   private GatewayHarness(boolean startWorker, Duration callWait, java.util.List<io.grpc.ClientInterceptor> frontendInterceptors,
-      java.util.Map<String, String> extraContracts, Path temporalCli, boolean withVault) throws IOException {
+      java.util.Map<String, String> extraContracts, Path temporalCli, boolean withVault,
+      java.util.function.UnaryOperator<io.onceport.app.runtime.FrontendSettings> settings) throws IOException {
     dir = Files.createTempDirectory("onceport-e2e");
     data = dir.resolve("data");
     target = DemoTarget.start("127.0.0.1", 0);
@@ -152,7 +161,7 @@ public final class GatewayHarness implements AutoCloseable {
         io.onceport.shared.codec.Payloads.dataConverter(true, data), Duration.ofSeconds(10), null, frontendInterceptors);
     // As serve: with a worker in this JVM the read path may use its vault and journal.
     frontend = FrontendRuntime.start(frontendConnection, TASK_QUEUE, data, tools,
-        io.onceport.app.runtime.FrontendSettings.loopback(callWait, "auto"), metrics,
+        settings.apply(io.onceport.app.runtime.FrontendSettings.loopback(callWait, "auto")), metrics,
         worker != null ? worker.readAccess() : FrontendRuntime.ReadAccess.NONE);
     directory = new ExecutionDirectory(connection);
   }
