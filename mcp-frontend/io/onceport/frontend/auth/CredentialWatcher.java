@@ -1,6 +1,8 @@
 package io.onceport.frontend.auth;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executors;
@@ -18,22 +20,35 @@ import org.slf4j.LoggerFactory;
  * sessions at once. A request arriving meanwhile is refused by its own authentication, which reads
  * the same file. Polling rather than a file-system watch: a watch misses atomic renames on some
  * file systems (bind mounts, NFS) and a stat every quarter second costs nothing measurable.
+ *
+ * <p>Ending a credential's sessions signals their session workflows, which can fail while the
+ * engine is busy or briefly unreachable. A listener that throws is therefore called again for that
+ * credential — after 1, 2, 4 … looks, at most every {@link #MAX_RETRY_LOOKS} looks — until it
+ * returns normally: a removal is never forgotten because one signal failed (the full suite once
+ * showed a removed agent's run session still "authorized" after 30 s).
  */
 public final class CredentialWatcher implements AutoCloseable {
   /** How often {@code agents.json} is looked at: "at once" means within this. */
   public static final Duration INTERVAL = Duration.ofMillis(250);
+  /** The longest pause between two attempts to end one removed credential's sessions, in looks (30 s). */
+  static final int MAX_RETRY_LOOKS = 120;
   private static final Logger log = LoggerFactory.getLogger(CredentialWatcher.class);
 
-  /** Told once per credential that went away. */
+  /** Told once per credential that went away; told again later if it throws. */
   @FunctionalInterface
   public interface Listener {
     void removed(String actor, String generation);
   }
 
+  /** A removed credential whose listener call failed: retried when {@code looks} reaches {@code due}. */
+  private record Pending(String actor, String generation, int attempts, long due) {}
+
   private final AgentRegistry registry;
   private final Listener listener;
   private final ScheduledExecutorService timer;
   private Map<String, String> known;
+  private final List<Pending> pending = new ArrayList<>();
+  private long looks;
 
   private CredentialWatcher(AgentRegistry registry, Listener listener) {
     this.registry = Objects.requireNonNull(registry, "registry == null");
@@ -53,8 +68,10 @@ public final class CredentialWatcher implements AutoCloseable {
     return w;
   }
 
-  /** One look: tells the listener of every credential that went away since the last. */
+  /** One look: tells the listener of every credential that went away since the last, and retries the failed ones that are due. */
   synchronized void check() {
+    looks++;
+    retryDue();
     Map<String, String> now;
     try {
       now = registry.generations();
@@ -65,14 +82,33 @@ public final class CredentialWatcher implements AutoCloseable {
     for (Map.Entry<String, String> e : known.entrySet()) {
       String current = now.get(e.getKey());
       if (!e.getValue().equals(current)) {
-        try {
-          listener.removed(e.getKey(), e.getValue());
-        } catch (RuntimeException failure) {
-          log.warn("ending the waits and sessions of {}'s removed credential failed: {}", e.getKey(), failure.toString());
-        }
+        tell(e.getKey(), e.getValue(), 0);
       }
     }
     known = now;
+  }
+
+  /** How many removed credentials still wait for their sessions to be ended (a retry is due later). */
+  synchronized int pending() {
+    return pending.size();
+  }
+
+  private void retryDue() {
+    List<Pending> due = pending.stream().filter(p -> p.due() <= looks).toList();
+    pending.removeAll(due);
+    due.forEach(p -> tell(p.actor(), p.generation(), p.attempts()));
+  }
+
+  private void tell(String actor, String generation, int failedBefore) {
+    try {
+      listener.removed(actor, generation);
+    } catch (RuntimeException failure) {
+      int attempts = failedBefore + 1;
+      long wait = Math.min(1L << Math.min(attempts - 1, 30), MAX_RETRY_LOOKS);
+      pending.add(new Pending(actor, generation, attempts, looks + wait));
+      log.warn("ending the waits and sessions of {}'s removed credential failed (attempt {}, next in {} ms): {}",
+          actor, attempts, wait * INTERVAL.toMillis(), failure.toString());
+    }
   }
 
   @Override

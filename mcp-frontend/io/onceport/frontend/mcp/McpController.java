@@ -124,7 +124,8 @@ final class McpController {
   /**
    * An agent's credential was removed or replaced: every wait and stream of it on this front end
    * ends now, and the agent sessions it opened here are ended in their session workflows. Returns
-   * how many waits ended.
+   * how many waits ended; throws (after ending what it could) when a session could not be ended,
+   * so that the caller tries again.
    */
   int credentialRemoved(String actor, String generation, String reason) {
     int ended = waits.revoke(actor, generation, reason);

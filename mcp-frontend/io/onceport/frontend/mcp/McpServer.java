@@ -124,6 +124,9 @@ public final class McpServer {
    * wait and stream it has on this front end ends now — connection closed, nothing more answered —
    * and the sessions it opened here are ended. The {@code CredentialWatcher} calls this for a
    * change of {@code agents.json} made by any process. Returns how many waits ended.
+   *
+   * @throws IllegalStateException when one of its sessions could not be ended (the engine was
+   *     busy or unreachable); the rest was done, and calling again finishes it
    */
   public int credentialRemoved(String actor, String generation, String reason) {
     return controller.credentialRemoved(actor, generation, reason);

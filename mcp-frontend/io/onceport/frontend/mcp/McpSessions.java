@@ -28,9 +28,9 @@ final class McpSessions {
   private final SessionTokens tokens;
   private final SessionLimits limits;
   /**
-   * Sessions this front end already recorded ({@value #MAX_RECORDED_SESSIONS}, each forgotten an
-   * hour after its last call): a run's every call must not signal its session again. Forgetting is
-   * safe: a repeated start is ignored by the session record.
+   * Sessions this front end saw, true once their start was recorded ({@value #MAX_RECORDED_SESSIONS},
+   * each forgotten an hour after its last call): a run's every call must not signal its session
+   * again. Forgetting is safe: a repeated start is ignored by the session record.
    */
   private final Cache<String, Boolean> recorded = Caffeine.newBuilder().maximumSize(MAX_RECORDED_SESSIONS).expireAfterAccess(Duration.ofHours(1)).build();
 
@@ -99,19 +99,28 @@ final class McpSessions {
    * this front end recorded (every one of the actor's when {@code generation} is null): its
    * credential was removed. Their ids name actor and generation ({@link AgentSessionId}), so a
    * re-added agent's sessions are other sessions and start undecided.
+   *
+   * @throws IllegalStateException when one of them could not be ended (it stays recorded, and the
+   *     others were ended): call again
    */
   void endAll(String actor, String generation, String reason) {
+    RuntimeException failed = null;
     for (String sessionId : List.copyOf(recorded.asMap().keySet())) {
       AgentSessionId s = AgentSessionId.parse(sessionId).orElse(null);
       if (s == null || !s.actor().equals(actor) || (generation != null && !generation.equals(s.generation()))) {
         continue;
       }
-      recorded.asMap().remove(sessionId);
       try {
         config.sessionRegistry().credentialRemoved(actor, sessionId, reason);
+        recorded.asMap().remove(sessionId);
       } catch (RuntimeException e) {
+        // Kept: the caller (CredentialWatcher) calls again until every one of them is ended.
+        failed = failed != null ? failed : new IllegalStateException("could not record the end of session " + sessionId, e);
         log.warn("could not record the end of session {}: {}", sessionId, e.getMessage());
       }
+    }
+    if (failed != null) {
+      throw failed;
     }
   }
 
@@ -120,11 +129,16 @@ final class McpSessions {
     return SessionIds.forCall(session.actor(), session.generation(), session.nonce(), null, null, null);
   }
 
-  /** Records an agent session's start, once per session on this front end. */
+  /**
+   * Records an agent session's start, once per session on this front end. A start that could not
+   * be recorded is tried again with the session's next call, and the session stays known here
+   * meanwhile: the worker may start its workflow anyway (an execution waiting for its decision), and
+   * {@link #endAll} must still end it.
+   */
   void recordStart(String actor, String sessionId, String clientName, String clientVersion, String version, String remote) {
     boolean[] first = {false};
-    recorded.asMap().compute(sessionId, (k, seen) -> {
-      first[0] = seen == null;
+    recorded.asMap().compute(sessionId, (k, started) -> {
+      first[0] = started == null || !started;
       return Boolean.TRUE;
     });
     if (!first[0]) {
@@ -134,7 +148,7 @@ final class McpSessions {
       config.sessionRegistry().started(new SessionStart(
           actor, sessionId, clientName, clientVersion, version, remote, config.clock().instant()));
     } catch (RuntimeException e) {
-      recorded.asMap().remove(sessionId);
+      recorded.asMap().put(sessionId, Boolean.FALSE);
       log.warn("could not record session {}: {}", sessionId, e.getMessage());
     }
   }

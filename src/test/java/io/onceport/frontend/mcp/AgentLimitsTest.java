@@ -150,4 +150,50 @@ class AgentLimitsTest {
     assertEquals(1, started.size(), "the first durable call starts the session, once: " + started);
     assertTrue(started.get(0).startsWith("mcp:agent:deployer/"), started.get(0));
   }
+
+  /**
+   * A session whose start could not be recorded (the engine was busy) is still ended when its
+   * credential goes — the worker may have started its workflow for a waiting execution — and an end
+   * that failed is done when tried again (the CredentialWatcher tries again).
+   */
+  @Test
+  void aSessionWhoseStartOrEndFailedIsStillEndedWhenItsCredentialGoes() throws Exception {
+    List<String> started = new CopyOnWriteArrayList<>();
+    List<String> removed = new CopyOnWriteArrayList<>();
+    java.util.concurrent.atomic.AtomicInteger startFailures = new java.util.concurrent.atomic.AtomicInteger(1);
+    java.util.concurrent.atomic.AtomicInteger endFailures = new java.util.concurrent.atomic.AtomicInteger(1);
+    SessionRegistry flaky = new SessionRegistry() {
+      @Override
+      public void started(SessionStart session) {
+        if (startFailures.getAndDecrement() > 0) {
+          throw new IllegalStateException("engine busy (test): start");
+        }
+        started.add(session.sessionId());
+      }
+
+      @Override
+      public void ended(String actor, String sessionId, String reason) {}
+
+      @Override
+      public void credentialRemoved(String actor, String sessionId, String reason) {
+        if (endFailures.getAndDecrement() > 0) {
+          throw new IllegalStateException("engine busy (test): end");
+        }
+        removed.add(sessionId);
+      }
+    };
+    h = new McpHarness(McpHarness.base().sessionRegistry(flaky));
+    String s = h.initialize("2025-06-18");
+    String call = "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{}}}";
+    assertEquals(200, h.call(s, call).statusCode(), "a failed recording never fails the call");
+    assertEquals(List.of(), started);
+    org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+        () -> h.server.credentialRemoved("agent:deployer", null, "removed (test)"), "a failed end is reported, to be tried again");
+    assertEquals(List.of(), removed);
+    h.server.credentialRemoved("agent:deployer", null, "removed (test)");
+    assertEquals(1, removed.size(), "the session whose start failed is ended on the second try: " + removed);
+    assertTrue(removed.get(0).startsWith("mcp:agent:deployer/"), removed.get(0));
+    h.server.credentialRemoved("agent:deployer", null, "removed (test)");
+    assertEquals(1, removed.size(), "an ended session is not ended again: " + removed);
+  }
 }
