@@ -33,7 +33,10 @@ import org.junit.jupiter.api.Timeout;
  * CLI's dev server prints a one-time sign-in link; an irreversible call whose response was lost
  * waits in {@code needs_review}. Without signing in, the execution's page cannot decode anything
  * (the codec server refuses the browser). After opening the link once, the same page shows the
- * decoded input — the tool, the message sent and where — with screenshots of both in target/ui/.
+ * decoded input — the tool, the message sent and where — and, on its "User Metadata" tab, the reason
+ * it waits in the run's current details (what the replay policy decided, {@code CallStory}), with
+ * screenshots in target/ui/. (The UI renders user metadata in same-origin iframes, which {@link
+ * HeadlessChromium#text} reads.)
  * A cross-origin request without the cookie, or from an origin that is not configured, is refused.
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
@@ -41,6 +44,9 @@ class OperatorUiChromiumTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Path SHOTS = Path.of("target", "ui");
   private static final String MESSAGE = "rolled out catalog 2026.12.6 to eu-west";
+  /** Why it waits, as the replay policy said it (CallStory's current details; encrypted, the UI cannot show it). */
+  private static final String REASON = "replay policy decided: needs_review: the outcome is unknown; "
+      + "an irreversible action is never re-sent automatically";
   /** The execution's input as the UI shows it decoded (encrypted, it is base64 of ciphertext). */
   private static final String DECODED_TOOL = "\"tool\": \"send_notification\"";
 
@@ -78,6 +84,10 @@ class OperatorUiChromiumTest {
             "the codec server refusing a browser that did not sign in");
         assertFalse(text.contains(DECODED_TOOL), "decoded without signing in:\n" + text);
         stranger.screenshot(SHOTS.resolve("needs-review-not-signed-in.png"));
+        stranger.open(page.replace("/history", "/user-metadata"));
+        String story = stranger.awaitText(t -> t.contains("Codec Server could not connect") && t.contains("Current Details"),
+            Duration.ofSeconds(60), "the User Metadata tab without signing in");
+        assertFalse(story.contains(REASON) || story.contains("state: needs_review"), "decoded without signing in:\n" + story);
       }
 
       try (HeadlessChromium operator = HeadlessChromium.start()) {
@@ -91,6 +101,16 @@ class OperatorUiChromiumTest {
         Path shot = SHOTS.resolve("needs-review-signed-in.png");
         operator.screenshot(shot);
         assertTrue(Files.size(shot) > 20_000, "a near-empty screenshot");
+
+        // Why it waits: the "User Metadata" tab shows the run's current details, decoded.
+        assertTrue(operator.click("User Metadata"), "no User Metadata tab:\n" + operator.text());
+        String story = operator.awaitText(t -> t.contains(REASON), Duration.ofSeconds(60), "the reason the execution needs review");
+        assertTrue(story.contains("state: needs_review, outcome unknown"), story);
+        assertTrue(story.contains("send 1: observed outcome_unknown"), story);
+        assertTrue(story.contains(record.executionId()), story);
+        Path reasonShot = SHOTS.resolve("needs-review-reason.png");
+        operator.screenshot(reasonShot);
+        assertTrue(Files.size(reasonShot) > 20_000, "a near-empty screenshot");
 
         // The link was spent: a second browser cannot use it.
         try (HeadlessChromium replay = HeadlessChromium.start()) {

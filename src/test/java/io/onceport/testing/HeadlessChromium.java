@@ -142,10 +142,17 @@ public final class HeadlessChromium implements AutoCloseable {
     }
   }
 
-  /** The page's visible text ({@code document.body.innerText}). */
+  /**
+   * The page's visible text ({@code document.body.innerText}), then that of each same-origin frame.
+   * The frames count: the Temporal UI renders markdown — an execution's summary and current details
+   * on its "User Metadata" tab — in iframes of its own origin ({@code /render?content=…}), which the
+   * page's own {@code innerText} leaves out.
+   */
   public String text() throws IOException {
-    JsonNode r = call("Runtime.evaluate", JSON.createObjectNode().put("expression", "document.body ? document.body.innerText : ''")
-        .put("returnByValue", true));
+    String script = "(() => { const parts = [document.body ? document.body.innerText : '']; for (const f of document.querySelectorAll('iframe')) {"
+        + " try { const b = f.contentDocument && f.contentDocument.body; if (b) { parts.push(b.innerText); } } catch (e) { /* another origin */ } }"
+        + " return parts.join('\\n'); })()";
+    JsonNode r = call("Runtime.evaluate", JSON.createObjectNode().put("expression", script).put("returnByValue", true));
     return r.path("result").path("value").asText("");
   }
 
