@@ -43,9 +43,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -58,15 +55,15 @@ public final class FrontendRuntime implements AutoCloseable {
   private final McpServer server;
   private final TemporalExecutionGateway gateway;
   private final Readiness readiness;
-  private final ScheduledExecutorService reviewsCounter;
+  private final ReviewsGauge reviews;
   private final CredentialWatcher credentials;
 
   private FrontendRuntime(McpServer server, TemporalExecutionGateway gateway, Readiness readiness,
-      ScheduledExecutorService reviewsCounter, CredentialWatcher credentials) {
+      ReviewsGauge reviews, CredentialWatcher credentials) {
     this.server = server;
     this.gateway = gateway;
     this.readiness = readiness;
-    this.reviewsCounter = reviewsCounter;
+    this.reviews = reviews;
     this.credentials = credentials;
   }
 
@@ -97,7 +94,8 @@ public final class FrontendRuntime implements AutoCloseable {
     Fingerprinter fingerprinter = new Fingerprinter(key);
     ContractCallPreparation preparation =
         new ContractCallPreparation(contracts, new ArgumentValidator(), fingerprinter, settings.sessionPolicy());
-    ExecutionDirectory directory = new ExecutionDirectory(connection);
+    ReviewsGauge reviews = new ReviewsGauge(connection);
+    ExecutionDirectory directory = new ExecutionDirectory(connection, reviews::remembered);
     TemporalExecutionGateway gateway = new TemporalExecutionGateway(
         connection, directory, taskQueue, preparation, frontEndId(), metrics);
     AgentRegistry agents = new AgentRegistry(dataDir);
@@ -136,7 +134,7 @@ public final class FrontendRuntime implements AutoCloseable {
     McpServer server = new McpServer(config, new ReadyGateway(gateway, readiness),
         oauth != null ? oauth : agents.authenticator()).start();
     bound[0] = server;
-    return new FrontendRuntime(server, gateway, readiness, reviewsGauge(metrics, directory), watchCredentials(agents, server));
+    return new FrontendRuntime(server, gateway, readiness, reviews.start(metrics, directory::hasVisibility), watchCredentials(agents, server));
   }
 
   /** `agent remove` (in any process on this data dir) ends the removed credential's waits, streams and sessions here at once. */
@@ -183,23 +181,6 @@ public final class FrontendRuntime implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read or create the fingerprint key under " + dataDir + ": " + e.getMessage(), e);
     }
-  }
-
-  /** Counts the executions waiting for an operator every 15 s, for the {@code reviews waiting} gauge. */
-  private static ScheduledExecutorService reviewsGauge(Metrics metrics, ExecutionDirectory directory) {
-    ScheduledExecutorService counter = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "onceport-reviews-gauge");
-      t.setDaemon(true);
-      return t;
-    });
-    counter.scheduleWithFixedDelay(() -> {
-      try {
-        metrics.reviewsWaiting(directory.countWaitingForOperators());
-      } catch (RuntimeException e) {
-        // Temporal unreachable for a moment: keep the last value; /readyz reports reachability.
-      }
-    }, 1, 15, TimeUnit.SECONDS);
-    return counter;
   }
 
   /** The read path with this process's own ladder: the same rungs as a worker's, with the vault it holds (or none). */
@@ -292,7 +273,7 @@ public final class FrontendRuntime implements AutoCloseable {
   @Override
   public void close() {
     credentials.close();
-    reviewsCounter.shutdownNow();
+    reviews.close();
     server.stop();
     gateway.close(); // sends the evidence and delivery reports still owed to runs
   }

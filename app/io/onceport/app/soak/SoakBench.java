@@ -16,6 +16,7 @@ import io.onceport.app.runtime.FrontendRuntime;
 import io.onceport.app.runtime.FrontendSettings;
 import io.onceport.app.runtime.WorkerRuntime;
 import io.onceport.frontend.temporal.ExecutionDirectory;
+import io.onceport.app.runtime.ReviewsGauge;
 import io.onceport.app.engine.LocalEngine;
 import io.onceport.app.engine.TemporalCliServer;
 import io.onceport.shared.temporal.TemporalConnection;
@@ -115,7 +116,7 @@ public final class SoakBench {
       measure(pool, callers, run);
       run.failIfBroken();
       run.sample("end");
-      long stillWaiting = new ExecutionDirectory(connection).countWaitingForOperators();
+      long stillWaiting = new ReviewsGauge(connection).count(new ExecutionDirectory(connection).hasVisibility());
       return SoakReport.report(settings, run, engine, engineStartSeconds, stillWaiting);
     } finally {
       pool.shutdownNow();

@@ -28,6 +28,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * Finds executions by their {@code act_} id and lists them. Uses visibility queries on the search
@@ -51,6 +52,7 @@ public final class ExecutionDirectory {
   static final java.time.Duration SETTLED_CACHE_AGE = java.time.Duration.ofSeconds(60);
   private final TemporalConnection connection;
   private final Cache<String, Known> known;
+  private final Consumer<ExecutionRecord> remembered;
 
   /** A cached location; settled when it was learned from a terminal record or by a search. */
   private record Known(ExecutionLocation location, boolean settled) {}
@@ -68,12 +70,23 @@ public final class ExecutionDirectory {
   }
 
   public ExecutionDirectory(TemporalConnection connection) {
-    this(connection, System::nanoTime);
+    this(connection, record -> {});
+  }
+
+  /** @param remembered told every record this front end {@linkplain #remember remembers} (the reviews gauge) */
+  public ExecutionDirectory(TemporalConnection connection, Consumer<ExecutionRecord> remembered) {
+    this(connection, System::nanoTime, remembered);
   }
 
   /** @param clock monotonic nanoseconds of the cache's ages, for tests */
   ExecutionDirectory(TemporalConnection connection, java.util.function.LongSupplier clock) {
+    this(connection, clock, record -> {});
+  }
+
+  private ExecutionDirectory(TemporalConnection connection, java.util.function.LongSupplier clock,
+      Consumer<ExecutionRecord> remembered) {
     this.connection = connection;
+    this.remembered = java.util.Objects.requireNonNull(remembered, "remembered == null");
     this.known = Caffeine.newBuilder()
         .maximumSize(MAX_CACHED)
         .expireAfter(Expiry.<String, Known>accessing((k, v) -> v.settled() ? SETTLED_CACHE_AGE : CACHE_AGE))
@@ -84,6 +97,7 @@ public final class ExecutionDirectory {
 
   /** Remembers where an execution lives (every call through this front end does). */
   public void remember(ExecutionRecord record) {
+    remembered.accept(record);
     known.put(record.executionId(), new Known(new ExecutionLocation(record.executionId(), record.workflowId(), record.runId()),
         record.state().isTerminal() && record.delivery() != Delivery.PENDING));
   }
@@ -180,34 +194,6 @@ public final class ExecutionDirectory {
       q = q == null ? byActor : "(" + q + ") AND " + byActor;
     }
     return search(q, null, actor, limit);
-  }
-
-  /**
-   * Open executions waiting for a person: needs review, awaiting approval or session authorization
-   * (for the reviews-waiting gauge). A visibility count on a cluster; a scan on the embedded engine.
-   */
-  public long countWaitingForOperators() {
-    if (hasVisibility()) {
-      // A count, not a listing: listing pages through every waiting execution (seconds of server
-      // time each with a thousand waiting on the Temporal CLI's SQLite) for a gauge read every 15 s.
-      return connection.client().countWorkflows("WorkflowType = '" + ToolExecutionWorkflow.TYPE
-          + "' AND ExecutionStatus = 'Running' AND OnceportState IN ('needs_review_outcome_unknown', 'needs_review', "
-          + "'awaiting_approval', 'awaiting_session_authorization')").getCount();
-    }
-    var service = connection.stubs().blockingStub();
-    WorkflowTypeFilter type = WorkflowTypeFilter.newBuilder().setName(ToolExecutionWorkflow.TYPE).build();
-    long n = 0;
-    for (WorkflowExecutionInfo info : service.listOpenWorkflowExecutions(ListOpenWorkflowExecutionsRequest.newBuilder()
-        .setNamespace(connection.namespace()).setTypeFilter(type).setMaximumPageSize(10_000).build()).getExecutionsList()) {
-      String state = keyword(info, ExecutionSearchAttributes.SA_STATE.getName());
-      if (state == null) {
-        state = keyword(describe(info.getExecution()).getWorkflowExecutionInfo(), ExecutionSearchAttributes.SA_STATE.getName());
-      }
-      if (state != null && (state.startsWith("needs_review") || state.startsWith("awaiting_"))) {
-        n++;
-      }
-    }
-    return n;
   }
 
   /** True when the server answers visibility queries (a real cluster; not the embedded engine). */
