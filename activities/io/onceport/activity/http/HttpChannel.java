@@ -22,13 +22,13 @@ import io.onceport.workflow.dispatch.DispatchResult;
 import io.onceport.workflow.dispatch.StatusResult;
 import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import okhttp3.Authenticator;
-import okhttp3.Call;
 import okhttp3.ConnectionPool;
 import okhttp3.EventListener;
 import okhttp3.HttpUrl;
@@ -49,7 +49,8 @@ import okhttp3.Response;
  * <p><b>No hidden re-sends.</b> Every request that leaves is one the workflow decided and the
  * journal recorded. The client never retries a connection ({@code retryOnConnectionFailure(false)}),
  * never reuses a pooled connection (a stale pooled socket would turn an unsent request into an
- * unknown one), has no authenticators and follows no redirects; and because OkHttp's follow-up
+ * unknown one; only the {@linkplain #forReads() read channel} pools, and it alone sends a GET or
+ * HEAD once more when its pooled connection proved stale), has no authenticators and follows no redirects; and because OkHttp's follow-up
  * logic re-sends some answers regardless of those switches (503 with {@code Retry-After: 0}),
  * every call runs through {@link SingleExchange}: the first answer is the result, whatever its
  * status, and a second exchange within one call is refused before a byte is written and fails the
@@ -94,6 +95,8 @@ public final class HttpChannel implements DispatchChannel {
   public static final int MAX_STATUS_REDIRECTS = 5;
 
   private final OkHttpClient strict;
+  /** The pool of a {@linkplain #forReads() read channel}; null for a dispatch channel, which keeps none. */
+  private final ConnectionPool readPool;
 
   public HttpChannel() {
     this(new OkHttpClient());
@@ -114,25 +117,52 @@ public final class HttpChannel implements DispatchChannel {
             .authenticator(Authenticator.NONE)
             .proxyAuthenticator(Authenticator.NONE)
             .build();
+    this.readPool = null;
   }
 
-  /** @param strict used as is: the caller applied every strict setting it wants */
-  private HttpChannel(OkHttpClient strict, boolean prepared) {
-    this.strict = Objects.requireNonNull(strict, "strict == null");
+  /** A read channel: {@code strict} with {@code pool} as its connection pool. */
+  private HttpChannel(OkHttpClient strict, ConnectionPool pool) {
+    this.strict = strict.newBuilder().connectionPool(pool).build();
+    this.readPool = Objects.requireNonNull(pool, "pool == null");
   }
 
   /**
    * A channel for {@code read_only} calls answered without an execution (the front end's read
    * path): the same requests, templates, credentials, redirect rules and single exchange as {@link
-   * #dispatch}, but connections are kept in a pool and reused. Pooling is the only difference: a
-   * stale pooled connection fails like any other send (not sent / outcome unknown), and the read
-   * path asks again, which is safe only because a read changes nothing. Never use this channel for
-   * a side-effecting tool, whose dispatches keep a fresh connection each.
+   * #dispatch}, but connections are kept in a pool (at most {@value #READ_POOL_IDLE} idle, each
+   * for {@link #READ_POOL_KEEP_ALIVE}) and reused. Never use this channel for a side-effecting
+   * tool, whose dispatches keep a fresh connection each.
+   *
+   * <p><b>A stale pooled connection.</b> Targets close idle keep-alive connections on their own
+   * schedule (Jetty after 30 s, Node after 5 s), and OkHttp checks an idle connection before a GET
+   * only for a closed socket, not for the target's FIN: the next GET on it fails with "unexpected
+   * end of stream", though the target never read it (the bench saw 5 such failed reads whenever
+   * its read subject resumed after a pause). So a request that is {@linkplain #safeToRepeat safe to
+   * repeat} — GET or HEAD — and failed on a reused pooled connection before any response byte is
+   * sent once more on a fresh connection, and the pool's idle connections (as old as the failed
+   * one, or older) are evicted. Nothing else is repeated here: a POST read on a stale connection
+   * fails as an unknown outcome like any send (the read path decides what a {@code read_only}
+   * contract allows), and dispatches never reuse a connection at all. Status queries (the
+   * verification reads of {@link #queryStatus}) run in the worker on the dispatch channel's fresh
+   * connections, so no stale one can meet them; a failed one is retried by its activity.
    */
   public static HttpChannel forReads() {
-    return new HttpChannel(new HttpChannel().strict.newBuilder()
-        .connectionPool(new ConnectionPool(16, 1, TimeUnit.MINUTES))
-        .build(), true);
+    return new HttpChannel(new HttpChannel().strict, new ConnectionPool(READ_POOL_IDLE, READ_POOL_KEEP_ALIVE.toSeconds(),
+        TimeUnit.SECONDS));
+  }
+
+  /** Idle connections a read channel keeps: the read path's concurrency on one target, give or take. */
+  static final int READ_POOL_IDLE = 16;
+  /** How long a read channel keeps an idle connection (targets may close it sooner: see {@link #forReads()}). */
+  static final Duration READ_POOL_KEEP_ALIVE = Duration.ofMinutes(1);
+
+  /**
+   * True for the methods a read channel sends again after a stale pooled connection: GET and HEAD,
+   * safe by HTTP's definition (RFC 9110 §9.2.1) whatever the contract says, and the request
+   * provably got no answer. Never true on a dispatch channel, whose connections are never pooled.
+   */
+  static boolean safeToRepeat(String method) {
+    return method.equals("GET") || method.equals("HEAD");
   }
 
   @Override
@@ -152,18 +182,15 @@ public final class HttpChannel implements DispatchChannel {
     setMethod(builder, method, bodyFor(method, spec, templates));
     Request httpRequest = builder.build();
 
-    WireListener wire = new WireListener();
-    SingleExchange exchange = new SingleExchange(context::beforeSend);
-    OkHttpClient client = exchange.install(withTimeouts(strict.newBuilder(), spec.timeoutMillis()))
-        .eventListener(wire)
-        .build();
-
     context.heartbeat("connecting");
     long start = System.nanoTime();
-    try (Response response = client.newCall(httpRequest).execute()) {
+    Attempt attempt = new Attempt(context::beforeSend);
+    try (Response response = send(httpRequest, method, spec, attempt)) {
       context.heartbeat("reading response");
       return toResult(response, spec.idempotencyHeader(), start, redactor);
     } catch (IOException e) {
+      SingleExchange exchange = attempt.exchange;
+      WireListener wire = attempt.wire;
       exchange.rethrowBeforeSendFailure();
       // The URL as the fingerprint shows it (secret arguments as {{name}}); the exception's text scrubbed of them too.
       String what = method + " " + templates.shownUrl(spec.url(), "url");
@@ -181,6 +208,57 @@ public final class HttpChannel implements DispatchChannel {
       throw ApplicationFailure.newFailure(templates.scrub(
           what + ": request not sent (" + e + ")"), ErrorTypes.NOT_SENT);
     }
+  }
+
+  /** One send's guard and listener; renewed when a read channel sends a safe request once more. */
+  private static final class Attempt {
+    private final Runnable beforeSend;
+    SingleExchange exchange;
+    WireListener wire;
+
+    Attempt(Runnable beforeSend) {
+      this.beforeSend = beforeSend;
+      renew();
+    }
+
+    void renew() {
+      exchange = new SingleExchange(beforeSend);
+      wire = new WireListener();
+    }
+  }
+
+  /**
+   * Sends {@code request} once; on a read channel, a {@linkplain #safeToRepeat safe} request that
+   * met a stale pooled connection is sent once more on a fresh connection ({@link #forReads()}).
+   */
+  private Response send(Request request, String method, HttpSpec spec, Attempt attempt) throws IOException {
+    try {
+      return exchange(request, spec, attempt, strict);
+    } catch (IOException e) {
+      attempt.exchange.rethrowBeforeSendFailure(); // its own failure, never a stale connection's
+      if (!staleSafeRead(method, attempt, e)) {
+        throw e;
+      }
+      readPool.evictAll(); // idle as long as the stale one, or longer: the target has likely closed them too
+      attempt.renew();
+      return exchange(request, spec, attempt, strict.newBuilder().connectionPool(new ConnectionPool(0, 1, TimeUnit.SECONDS)).build());
+    }
+  }
+
+  /** One exchange of {@code request} on {@code client}, with the call's timeouts, listener and single-exchange guard. */
+  private static Response exchange(Request request, HttpSpec spec, Attempt attempt, OkHttpClient client) throws IOException {
+    return attempt.exchange.install(withTimeouts(client.newBuilder(), spec.timeoutMillis())).eventListener(attempt.wire).build()
+        .newCall(request).execute();
+  }
+
+  /**
+   * True when a read channel's {@linkplain #safeToRepeat safe} request failed on a reused pooled
+   * connection before any response byte and not by a timeout (a slow target is not a stale
+   * connection): the target cannot have answered it, and repeating a GET or HEAD changes nothing.
+   */
+  private boolean staleSafeRead(String method, Attempt attempt, IOException e) {
+    return readPool != null && safeToRepeat(method) && attempt.wire.reusedConnection() && !attempt.wire.responseStarted
+        && !attempt.exchange.refusedSecondRequest() && !(e instanceof InterruptedIOException);
   }
 
   @Override
@@ -283,20 +361,5 @@ public final class HttpChannel implements DispatchChannel {
 
   private static String redacted(HttpUrl url) {
     return url.newBuilder().query(null).fragment(null).username("").password("").build().toString();
-  }
-
-  /** Records whether request bytes may have left: set when OkHttp starts writing the request. */
-  private static final class WireListener extends EventListener {
-    volatile boolean requestStarted;
-
-    @Override
-    public void requestHeadersStart(Call call) {
-      requestStarted = true;
-    }
-
-    @Override
-    public void requestBodyStart(Call call) {
-      requestStarted = true;
-    }
   }
 }
