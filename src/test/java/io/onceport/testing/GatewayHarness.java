@@ -93,6 +93,15 @@ public final class GatewayHarness implements AutoCloseable {
   }
 
   /**
+   * As {@link #onTemporalCli(Path, Duration, java.util.List)} without a worker: the test starts and
+   * stops its own (the front end then reads as a front end in its own process does).
+   */
+  public static GatewayHarness onTemporalCliWithoutWorker(Path binary, Duration callWait) throws IOException {
+    return new GatewayHarness(false, callWait, java.util.List.of(), java.util.Map.of(), binary, false,
+        java.util.function.UnaryOperator.identity());
+  }
+
+  /**
    * As {@link #onTemporalCli(Path, Duration, java.util.List)}, with further contracts (see the
    * constructor) and a vault holding one bearer credential, {@value #VAULT_CREDENTIAL}, for contracts
    * that reference it ({@link #lockVault()} locks it as {@code onceport vault lock} does).
