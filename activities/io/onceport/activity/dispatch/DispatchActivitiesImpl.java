@@ -15,6 +15,8 @@ import io.onceport.workflow.execution.InBandAnswer;
 import io.onceport.workflow.dispatch.DispatchResult;
 import io.onceport.workflow.dispatch.Sent;
 import io.onceport.workflow.dispatch.StatusResult;
+import io.onceport.workflow.verify.VerifyAnswer;
+import io.onceport.workflow.verify.VerifyRequest;
 import io.onceport.workflow.journal.JournalEntry;
 import io.onceport.workflow.journal.JournalTransition;
 import com.uber.m3.tally.Scope;
@@ -45,6 +47,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * never silences the heartbeat: if this worker dies mid-dispatch, Temporal notices through the
  * heartbeat timeout (seconds), not the start-to-close timeout, and the workflow's replay rules
  * decide what happens to a dispatch that may have been sent.
+ *
+ * <p>Long because: every channel's send, status query and verification check runs through this one
+ * activity (heartbeats, the journal around a send, the in-band hand-over), so that no channel can
+ * send without them.
  */
 public final class DispatchActivitiesImpl implements DispatchActivities, AutoCloseable {
   static final Duration HEARTBEAT_INTERVAL = Duration.ofSeconds(1);
@@ -268,6 +274,21 @@ public final class DispatchActivitiesImpl implements DispatchActivities, AutoClo
     org.slf4j.MDC.put("execution_id", request.executionId());
     try {
       return runHeartbeating(() -> channel.queryStatus(request, context), context);
+    } finally {
+      org.slf4j.MDC.remove("execution_id");
+    }
+  }
+
+  @Override
+  public VerifyAnswer verifyEffect(VerifyRequest request) {
+    // A read like a status query: its context never writes a dispatched entry (a check never calls beforeSend).
+    DispatchRequest asked = new DispatchRequest(request.executionId(), request.fingerprint(), request.contract(),
+        request.arguments(), request.check());
+    DispatchChannel channel = channelFor(asked);
+    ActivityContext context = new ActivityContext(asked, "verifying");
+    org.slf4j.MDC.put("execution_id", request.executionId());
+    try {
+      return runHeartbeating(() -> channel.verify(request, context), context);
     } finally {
       org.slf4j.MDC.remove("execution_id");
     }

@@ -3,6 +3,10 @@ package io.onceport.activity.dispatch;
 import io.onceport.workflow.dispatch.DispatchRequest;
 import io.onceport.workflow.dispatch.DispatchResult;
 import io.onceport.workflow.dispatch.StatusResult;
+import io.onceport.workflow.verify.VerifyAnswer;
+import io.onceport.workflow.verify.VerifyRequest;
+import io.onceport.workflow.ErrorTypes;
+import io.temporal.failure.ApplicationFailure;
 
 /**
  * One channel (HTTP, SSH) behind {@code DispatchActivities}. Same failure contract: throw
@@ -18,4 +22,14 @@ public interface DispatchChannel {
   DispatchResult dispatch(DispatchRequest request, DispatchContext context);
 
   StatusResult queryStatus(DispatchRequest request, DispatchContext context);
+
+  /**
+   * One verification check of an execution kept {@code until_verified} ({@code replay.verify}): a
+   * read, so any failure may simply be retried by the next check. Returns the verdict with what the
+   * pointers held, never the answer or a secret. Channels without verification (ssh) refuse.
+   */
+  default VerifyAnswer verify(VerifyRequest request, DispatchContext context) {
+    throw ApplicationFailure.newNonRetryableFailure("channel " + request.contract().channel().name().toLowerCase(java.util.Locale.ROOT)
+        + " has no verification (tool " + request.contract().tool() + ")", ErrorTypes.INVALID_REQUEST);
+  }
 }

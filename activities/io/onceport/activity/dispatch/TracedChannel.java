@@ -6,6 +6,8 @@ import io.onceport.workflow.contract.ToolContract;
 import io.onceport.workflow.dispatch.DispatchRequest;
 import io.onceport.workflow.dispatch.DispatchResult;
 import io.onceport.workflow.dispatch.StatusResult;
+import io.onceport.workflow.verify.VerifyAnswer;
+import io.onceport.workflow.verify.VerifyRequest;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
@@ -67,6 +69,24 @@ public final class TracedChannel implements DispatchChannel {
     Span span = start("onceport.status_query", request);
     try (Scope ignored = span.makeCurrent()) {
       return channel.queryStatus(request, withTraceparent(context));
+    } catch (RuntimeException | Error e) {
+      span.setStatus(StatusCode.ERROR, e.getClass().getSimpleName());
+      throw e;
+    } finally {
+      span.end();
+    }
+  }
+
+  @Override
+  public VerifyAnswer verify(VerifyRequest request, DispatchContext context) {
+    Span span = tracing.tracer().spanBuilder("onceport.verify").setSpanKind(SpanKind.CLIENT)
+        .setAttribute(CHANNEL, request.contract().channel().name().toLowerCase(Locale.ROOT))
+        .setAttribute(TOOL, request.contract().tool())
+        .setAttribute(EXECUTION, request.executionId())
+        .setAttribute(HOST, host(request.contract()))
+        .startSpan();
+    try (Scope ignored = span.makeCurrent()) {
+      return channel.verify(request, withTraceparent(context));
     } catch (RuntimeException | Error e) {
       span.setStatus(StatusCode.ERROR, e.getClass().getSimpleName());
       throw e;

@@ -17,9 +17,14 @@ import io.onceport.activity.vault.Credential;
 import io.onceport.workflow.ErrorTypes;
 import io.onceport.workflow.contract.HttpSpec;
 import io.onceport.workflow.contract.StatusSpec;
+import io.onceport.workflow.contract.ToolContract;
+import io.onceport.workflow.contract.VerifySpec;
 import io.onceport.workflow.dispatch.DispatchRequest;
 import io.onceport.workflow.dispatch.DispatchResult;
 import io.onceport.workflow.dispatch.StatusResult;
+import io.onceport.workflow.verify.VerifyAnswer;
+import io.onceport.workflow.verify.VerifyEvaluator;
+import io.onceport.workflow.verify.VerifyRequest;
 import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -28,6 +33,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntPredicate;
 import okhttp3.Authenticator;
 import okhttp3.ConnectionPool;
 import okhttp3.EventListener;
@@ -275,10 +281,11 @@ public final class HttpChannel implements DispatchChannel {
     Credential credential = credential(spec, context);
     context.heartbeat("querying status");
     long start = System.nanoTime();
-    StatusHop hop = statusHop(method, url, spec, templates, credential, status, start, 0);
+    IntPredicate answers = code -> status.completedWhen().contains(code) || status.notExecutedWhen().contains(code);
+    StatusHop hop = statusHop("status query", method, url, spec, templates, credential, answers, start, 0);
     for (int redirects = 1; hop.next() != null; redirects++) {
       context.heartbeat("querying status (redirected)");
-      hop = statusHop(method, hop.next(), spec, templates, credential, status, start, redirects);
+      hop = statusHop("status query", method, hop.next(), spec, templates, credential, answers, start, redirects);
     }
     DispatchResult result = hop.result();
     int code = result.status();
@@ -296,16 +303,51 @@ public final class HttpChannel implements DispatchChannel {
             + (hop.notFollowed() == null ? "" : " (" + hop.notFollowed() + ")"));
   }
 
+  /**
+   * One verification check ({@code replay.verify}): a GET or HEAD of the check's URL with the tool's
+   * credential, headers and templates, following same-origin redirects as a status query does, and
+   * the verdict of {@link VerifyEvaluator} on its answer (after the credential's secret was removed).
+   * Only the verdict, the status and what the pointers held come back. A failed request is a
+   * retryable failure: the workflow takes it as "not yet known".
+   */
+  @Override
+  public VerifyAnswer verify(VerifyRequest request, DispatchContext context) {
+    ToolContract contract = request.contract();
+    if (contract.channel() != ToolContract.Channel.HTTP || contract.http() == null) {
+      throw HttpTemplates.invalid("Tool " + contract.tool() + " is not an http tool");
+    }
+    HttpSpec spec = contract.http();
+    VerifySpec verify = contract.replay().verify();
+    HttpTemplates templates = new HttpTemplates(request.arguments(), request.executionId(), contract.fingerprintSecret());
+    String method = verify.method().toUpperCase(Locale.ROOT);
+    HttpUrl url = newRequest(method, templates.url(verify.url(), "verify url"), verify.url()).build().url();
+    Credential credential = credential(spec, context);
+    context.heartbeat("verifying");
+    long start = System.nanoTime();
+    IntPredicate answers = code -> verify.verifiedWhen().status().contains(code)
+        || verify.notAppliedWhen() != null && verify.notAppliedWhen().status().contains(code);
+    StatusHop hop = statusHop("verification", method, url, spec, templates, credential, answers, start, 0);
+    for (int redirects = 1; hop.next() != null; redirects++) {
+      context.heartbeat("verifying (redirected)");
+      hop = statusHop("verification", method, hop.next(), spec, templates, credential, answers, start, redirects);
+    }
+    DispatchResult result = hop.result();
+    VerifyAnswer answer = VerifyEvaluator.evaluate(verify, result.status(), VerifyEvaluator.parse(result.body()),
+        request.verified(), request.notApplied());
+    return hop.notFollowed() == null ? answer
+        : new VerifyAnswer(answer.verdict(), answer.status(), answer.held(), answer.detail() + " (" + hop.notFollowed() + ")");
+  }
+
   /** One status request: its answer, or where a same-origin redirect leads; why a redirect was not followed. */
   private record StatusHop(DispatchResult result, HttpUrl next, String notFollowed) {}
 
   /**
-   * Sends one status request. A redirect is followed (returned as {@code next}) only for GET and
-   * HEAD, within the origin, up to {@link #MAX_STATUS_REDIRECTS}, and unless the contract lists its
-   * status as an answer.
+   * Sends one status (or verification) request. A redirect is followed (returned as {@code next})
+   * only for GET and HEAD, within the origin, up to {@link #MAX_STATUS_REDIRECTS}, and unless the
+   * contract lists its status as an answer ({@code answers}).
    */
-  private StatusHop statusHop(String method, HttpUrl url, HttpSpec spec, HttpTemplates templates,
-      Credential credential, StatusSpec status, long startNanos, int redirects) {
+  private StatusHop statusHop(String what, String method, HttpUrl url, HttpSpec spec, HttpTemplates templates,
+      Credential credential, IntPredicate answers, long startNanos, int redirects) {
     Request.Builder builder = new Request.Builder().url(url);
     SecretRedactor redactor = applyHeaders(builder, spec, templates, credential);
     setMethod(builder, method, requiresBody(method) ? RequestBody.create("{}", JSON) : null);
@@ -319,8 +361,7 @@ public final class HttpChannel implements DispatchChannel {
       int code = response.code();
       String location = response.header("Location");
       String notFollowed = null;
-      if (isRedirect(code) && location != null
-          && !status.completedWhen().contains(code) && !status.notExecutedWhen().contains(code)) {
+      if (isRedirect(code) && location != null && !answers.test(code)) {
         HttpUrl target = url.resolve(location);
         if (!method.equals("GET") && !method.equals("HEAD")) {
           notFollowed = "a redirect is followed only for GET and HEAD";
@@ -334,8 +375,8 @@ public final class HttpChannel implements DispatchChannel {
       }
       return new StatusHop(toResult(response, spec.idempotencyHeader(), startNanos, redactor), null, notFollowed);
     } catch (IOException e) {
-      // A status query is a read: any failure may simply be retried.
-      String message = "status query " + method + " " + redacted(httpRequest.url()) + " failed ("
+      // A status query (or a verification) is a read: any failure may simply be retried.
+      String message = what + " " + method + " " + redacted(httpRequest.url()) + " failed ("
           + (exchange.refusedSecondRequest() ? e.getMessage() : e.toString()) + ")";
       throw ApplicationFailure.newFailure(
           templates.scrub(message), wire.requestStarted ? IOException.class.getName() : ErrorTypes.NOT_SENT);

@@ -16,6 +16,10 @@ import io.onceport.workflow.contract.ToolContract;
 import io.onceport.workflow.dispatch.DispatchRequest;
 import io.onceport.workflow.dispatch.DispatchResult;
 import io.onceport.workflow.dispatch.StatusResult;
+import io.onceport.workflow.contract.VerifySpec;
+import io.onceport.workflow.verify.VerifyAnswer;
+import io.onceport.workflow.verify.VerifyEvaluator;
+import io.onceport.workflow.verify.VerifyRequest;
 import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
 import java.util.Iterator;
@@ -139,6 +143,55 @@ public final class McpChannel implements DispatchChannel {
     }
     DispatchResult result = toResult(answer, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), spec.credential(), redactor);
     return verdict(status, answer, result);
+  }
+
+  /**
+   * One verification check ({@code replay.verify} of an mcp tool): a call of the upstream's read-only
+   * {@code tool} with the rendered {@code arguments}, under the tool's credential and the execution id
+   * in {@code _meta}; the conditions' pointers read its {@code structuredContent} (after the
+   * credential's secret was removed). An error answer is "not yet known"; a failed request is a
+   * retryable failure, which the workflow takes as "not yet known" too.
+   */
+  @Override
+  public VerifyAnswer verify(VerifyRequest request, DispatchContext context) {
+    DispatchRequest asked = new DispatchRequest(request.executionId(), request.fingerprint(), request.contract(),
+        request.arguments(), request.check());
+    McpSpec spec = spec(asked);
+    VerifySpec verify = request.contract().replay().verify();
+    Credential credential = spec.credential() == null ? null : context.credential(spec.credential());
+    Map<String, String> headers = headers(spec, credential);
+    SecretRedactor redactor = credential == null ? SecretRedactor.none() : SecretRedactor.of(spec.credential(), credential);
+    JsonNode rendered = render(parse(verify.arguments(), "replay.verify.arguments"), arguments(request.arguments()),
+        request.executionId());
+    McpUpstream upstream = upstreams.forSpec(spec);
+    context.heartbeat("verifying");
+    ObjectNode params = McpUpstream.JSON.createObjectNode();
+    params.put("name", verify.tool());
+    params.set("arguments", rendered);
+    params.putObject("_meta").put(META_EXECUTION_ID, request.executionId());
+    long start = System.nanoTime();
+    McpUpstream.Answer answer;
+    McpSession session = null;
+    try {
+      session = upstream.session(headers, spec.timeoutMillis());
+      answer = upstream.request(session, headers, "tools/call", params, () -> {}, n -> {}, spec.timeoutMillis());
+    } catch (McpFailure e) {
+      if (e.stage() == McpFailure.Stage.SESSION_GONE) {
+        upstream.invalidate(session);
+      }
+      throw ApplicationFailure.newFailure("verification tool " + verify.tool() + ": " + redactor.redact(e.getMessage()),
+          e.stage() == McpFailure.Stage.UNKNOWN ? IOException.class.getName() : ErrorTypes.NOT_SENT);
+    }
+    DispatchResult result = toResult(answer, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), spec.credential(), redactor);
+    if (!answer.isRpc() || answer.message().has("error") || answer.message().path("result").path("isError").asBoolean(false)) {
+      return VerifyAnswer.noAnswer("not yet known: verification tool " + verify.tool() + " answered an error: "
+          + HttpUpstream.abbreviate(result.body()));
+    }
+    // The redacted answer: its structuredContent is what the pointers read.
+    JsonNode structured = VerifyEvaluator.parse(result.body());
+    structured = structured == null ? null : structured.path("structuredContent");
+    return VerifyEvaluator.evaluate(verify, null, structured == null || structured.isMissingNode() ? null : structured,
+        request.verified(), request.notApplied());
   }
 
   /** What the status tool's answer says: its {@code field} matched against the contract's value lists. */

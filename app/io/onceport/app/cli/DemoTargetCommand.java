@@ -11,15 +11,18 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code onceport demo-target}: runs the demo releases API until the process is stopped. */
+/** {@code onceport demo-target}: runs the demo releases and credentials API until the process is stopped. */
 @Command(
     name = "demo-target",
     mixinStandardHelpOptions = true,
     description = {
-      "Run the demo releases API that the shipped contracts call, until stopped.",
+      "Run the demo releases and credentials API that the shipped contracts call, until stopped.",
       "POST /v1/releases honours Idempotency-Key (same key and body: the stored answer; a different body: 422;",
       "  while the first is still being handled: 409). GET /v1/releases/by-key/KEY is the status endpoint:",
       "  200 done, 202 still processing, 404 nothing done. POST /v1/notifications acts every time.",
+      "POST /v1/credentials/SERVICE/rotate makes a new key and answers {old_key_id, new_key_id} (Idempotency-Key as",
+      "  above); GET /v1/credentials/SERVICE/active answers {key_id} (202 while a rotation is being applied);",
+      "  GET /v1/credentials/SERVICE/rotations/by-key/KEY is its status endpoint. SERVICE-key-1 is active at first.",
       "GET /ledger lists every request received, repeated keys included: method, path, key, body, time,",
       "  finished, handling (acted | replayed | rejected | read | dropped | processing), status, fault.",
       "Faults on the POST endpoints, by header X-Demo-Fault: FAULT or armed for the next COUNT requests",
@@ -28,7 +31,9 @@ import picocli.CommandLine.Spec;
       "  drop-without-acting        close the connection without acting or answering",
       "  delay=MS                   wait MS, then act (also when the client gave up); status says 202 meanwhile",
       "  status=CODE[,retry-after=S] answer CODE (400-599), optionally with Retry-After, without acting",
-      "  e.g. status=503,retry-after=0"
+      "  e.g. status=503,retry-after=0",
+      "  apply-late=MS               a rotation only: answer now, make the new key active MS later",
+      "  apply-never                 a rotation only: answer {old_key_id, new_key_id}, but the old key stays active"
     })
 public final class DemoTargetCommand implements Callable<Integer> {
   @Spec CommandSpec spec;

@@ -27,12 +27,13 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
-/** {@code onceport executions list|show|resolve}: inspect and resolve execution records. */
+/** {@code onceport executions list|show|resolve|verify}: inspect and resolve execution records. */
 @Command(
     name = "executions",
     mixinStandardHelpOptions = true,
-    description = "Inspect executions and resolve those waiting for review.",
-    subcommands = {ExecutionsCommand.ListCommand.class, ExecutionsCommand.ShowCommand.class, ExecutionsCommand.ResolveCommand.class})
+    description = "Inspect executions, resolve those waiting for review, and settle the verification of those kept until verified.",
+    subcommands = {ExecutionsCommand.ListCommand.class, ExecutionsCommand.ShowCommand.class, ExecutionsCommand.ResolveCommand.class,
+        ExecutionsVerifyCommand.class})
 public final class ExecutionsCommand implements Runnable {
   @Spec CommandSpec spec;
 
@@ -349,6 +350,7 @@ public final class ExecutionsCommand implements Runnable {
     if (r.review() != null) {
       lines.add("review      " + r.review().decision() + " by " + r.review().by() + ": " + r.review().reason());
     }
+    ExecutionsVerifyCommand.describe(lines, r.verification());
     lines.add("calls       " + r.calls().size());
     for (AttachedCall c : r.calls()) {
       lines.add("  " + c.receivedAt() + (c.retry() ? " retry " : " first ") + "jsonrpc id " + c.jsonRpcId()

@@ -242,21 +242,22 @@ public final class OperatorCommand implements Runnable {
 
   @Command(name = "sign", mixinStandardHelpOptions = true,
       description = {"Print a signed decision for the Temporal UI (or `temporal workflow update`/`signal`):",
-          "paste the printed JSON as the input of decideApproval (approval), resolve (resolution), or the",
+          "paste the printed JSON as the input of decideApproval (approval), resolve (resolution), verify (verification), or the",
           "session's authorize/deny update (session). Without --fingerprint an execution's is read from Temporal."})
   static final class Sign implements Runnable {
     @Spec CommandSpec spec;
     @Mixin OperatorKeyOptions key;
     @Mixin TemporalOptions temporal;
 
-    @Parameters(index = "0", paramLabel = "KIND", description = "approval, resolution or session.")
+    @Parameters(index = "0", paramLabel = "KIND", description = "approval, resolution, session or verification.")
     String kind;
 
     @Parameters(index = "1", paramLabel = "SUBJECT", description = "The execution id (act_…) or the session id.")
     String subject;
 
     @Option(names = "--decision", required = true,
-        description = "approval: approve|deny; resolution: completed|failed|redispatch; session: authorize|deny.")
+        description = "approval: approve|deny; resolution: completed|failed|redispatch; session: authorize|deny; "
+            + "verification: verified|not_applied.")
     String decision;
 
     @Option(names = "--fingerprint", description = "The execution's fingerprint (default: read from its record).")
@@ -266,7 +267,7 @@ public final class OperatorCommand implements Runnable {
         description = "session: the session's actor (default: read from the session id; a session statement names its actor).")
     String actor;
 
-    @Option(names = "--reason", defaultValue = "", description = "Why; recorded with the decision (required for deny and resolutions).")
+    @Option(names = "--reason", defaultValue = "", description = "Why; recorded with the decision (required for deny, resolutions and verifications).")
     String reason;
 
     @Override
@@ -280,8 +281,9 @@ public final class OperatorCommand implements Runnable {
       if (!decisions.contains(decision)) {
         throw new CliException("--decision for a " + kind + " must be one of " + String.join(", ", decisions) + ", not '" + decision + "'");
       }
-      if (reason.isBlank() && (DecisionBinding.RESOLUTION.equals(kind) || DecisionBinding.DENY.equals(decision))) {
-        throw new CliException("--reason must not be empty for a " + (DecisionBinding.RESOLUTION.equals(kind) ? "resolution" : "denial"));
+      boolean explained = DecisionBinding.RESOLUTION.equals(kind) || DecisionBinding.VERIFICATION.equals(kind);
+      if (reason.isBlank() && (explained || DecisionBinding.DENY.equals(decision))) {
+        throw new CliException("--reason must not be empty for a " + (explained ? kind : "denial"));
       }
       OperatorKey signer = key.load();
       java.time.Duration validity = key.validity();

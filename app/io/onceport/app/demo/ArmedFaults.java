@@ -50,12 +50,18 @@ final class ArmedFaults {
     return new Reply(200, armed.toString(), null, false, Handling.READ);
   }
 
-  /** One use of the armed fault, or null. */
-  synchronized Fault takeArmedFault() {
+  /**
+   * One use of the armed fault, or null. A fault only a rotation can show ({@code apply-late},
+   * {@code apply-never}) stays armed for the next rotation: other actions pass it by.
+   */
+  synchronized Fault takeArmedFault(boolean rotation) {
     if (armedFault == null) {
       return null;
     }
     Fault fault = Fault.parse(armedFault);
+    if (fault.rotationOnly() && !rotation) {
+      return null;
+    }
     if (--armedCount == 0) {
       armedFault = null;
     }

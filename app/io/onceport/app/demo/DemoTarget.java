@@ -15,6 +15,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.function.LongSupplier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -37,6 +38,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       404 when nothing was done under that key.
  *   <li>{@code GET /v1/releases}, {@code GET /v1/releases/{id}}: read-only.
  *   <li>{@code POST /v1/notifications}: no idempotency, acts every time (201, {@code ntf_<n>}).
+ *   <li>{@code POST /v1/credentials/{service}/rotate}, {@code GET /v1/credentials/{service}/active}
+ *       and {@code GET /v1/credentials/{service}/rotations/by-key/{key}}: the credential API of the
+ *       rotation example ({@link Credentials}).
  *   <li>{@code GET /ledger}: every request received on the API, oldest first: {@code seq, method,
  *       path, key} (the Idempotency-Key header), {@code body}, {@code time} (received), {@code
  *       finished}, {@code handling} ({@code acted | replayed | rejected | read | dropped |
@@ -45,7 +49,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       {@code /admin/faults} themselves are not listed.
  * </ul>
  *
- * <p>Faults, on the two POST endpoints only, by header {@code X-Demo-Fault: FAULT} or armed for
+ * <p>Faults, on the POST endpoints only, by header {@code X-Demo-Fault: FAULT} or armed for
  * the next {@code count} such requests with {@code POST /admin/faults {"next": "FAULT", "count":
  * 1}}:
  *
@@ -59,12 +63,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       for its key;
  *   <li>{@code status=CODE} (400–599), optionally {@code status=CODE,retry-after=SECONDS}: answers
  *       CODE with {@code {"error": …}} (and {@code Retry-After}) without acting (ledger {@code
- *       rejected}) — e.g. {@code status=503,retry-after=0}, which some HTTP clients silently re-send.
+ *       rejected}) — e.g. {@code status=503,retry-after=0}, which some HTTP clients silently re-send;
+ *   <li>{@code apply-late=MS}, {@code apply-never} (a rotation only; other actions pass an armed
+ *       one by): the rotation is answered at once but takes effect MS later, or never.
  * </ul>
  *
  * <p>Built on the JDK's HTTP server (HTTP/1.1, keep-alive) because dropping a connection needs the
  * raw exchange: closing an exchange before sending response headers closes its socket. This class
- * is the HTTP side and applies faults per request; the API's state is {@link Releases}, the ledger
+ * is the HTTP side and applies faults per request; the API's state is {@link Releases} and {@link Credentials}, the ledger
  * {@link Ledger}, the armed fault {@link ArmedFaults}, each guarded by its own lock.
  */
 public final class DemoTarget implements AutoCloseable {
@@ -72,7 +78,7 @@ public final class DemoTarget implements AutoCloseable {
   public enum Handling {
     /** Still being handled (e.g. slowed by {@code delay}). */
     PROCESSING,
-    /** Performed the action: a release or a notification exists because of this request. */
+    /** Performed the action: a release, a notification or a rotation exists because of this request. */
     ACTED,
     /** Answered with the stored response of an earlier request with the same Idempotency-Key. */
     REPLAYED,
@@ -125,7 +131,11 @@ public final class DemoTarget implements AutoCloseable {
   public static final String STATUS = "status=";
   /** The fault grammar, as named in error messages and {@code demo-target --help}. */
   public static final String FAULTS =
-      "drop-after-accept | drop-without-acting | delay=MS | status=CODE[,retry-after=SECONDS]";
+      "drop-after-accept | drop-without-acting | delay=MS | status=CODE[,retry-after=SECONDS] | apply-late=MS | apply-never";
+  /** Prefix of {@code apply-late=MS}: a rotation answered now takes effect MS later. */
+  public static final String APPLY_LATE = "apply-late=";
+  /** A rotation answered but never taking effect: the old key stays active. */
+  public static final String APPLY_NEVER = "apply-never";
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -134,15 +144,27 @@ public final class DemoTarget implements AutoCloseable {
   private final Releases releases = new Releases();
   private final Ledger ledger = new Ledger();
   private final ArmedFaults faults = new ArmedFaults();
+  private final Credentials credentials;
 
-  private DemoTarget(HttpServer server, ExecutorService executor) {
+  private DemoTarget(HttpServer server, ExecutorService executor, LongSupplier clock) {
     this.server = server;
     this.executor = executor;
+    this.credentials = new Credentials(clock);
   }
 
   /** Starts listening on {@code host:port} ({@code port} 0 picks a free port). */
   public static DemoTarget start(String host, int port) throws IOException {
+    return start(host, port, System::currentTimeMillis);
+  }
+
+  /**
+   * As {@link #start(String, int)}, with the clock the credential API applies late rotations by
+   * ({@code apply-late=MS}): a test on a time-skipping engine passes the engine's clock, so a
+   * rotation applied days late lands in skipped time.
+   */
+  public static DemoTarget start(String host, int port, LongSupplier clock) throws IOException {
     Objects.requireNonNull(host, "host == null");
+    Objects.requireNonNull(clock, "clock == null");
     JdkHttpServers.noDelay(); // in effect when this is the JVM's first JDK HTTP server (Main and the bench's child set it first)
     HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 50);
     AtomicInteger threads = new AtomicInteger();
@@ -151,7 +173,7 @@ public final class DemoTarget implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    DemoTarget target = new DemoTarget(server, executor);
+    DemoTarget target = new DemoTarget(server, executor, clock);
     server.setExecutor(executor);
     server.createContext("/", target::handle);
     server.start();
@@ -228,12 +250,14 @@ public final class DemoTarget implements AutoCloseable {
   private Reply act(HttpExchange exchange, int entry, String method, String path, String key, String body) {
     Fault fault = null;
     try {
-      boolean action = method.equals("POST") && (path.equals("/v1/releases") || path.equals("/v1/notifications"));
+      boolean rotation = Credentials.isRotate(method, path);
+      boolean action = rotation || method.equals("POST") && (path.equals("/v1/releases") || path.equals("/v1/notifications"));
       if (action) {
         String header = exchange.getRequestHeaders().getFirst(FAULT_HEADER);
-        fault = header != null ? Fault.parse(header) : faults.takeArmedFault();
-        if (header != null && fault == null) {
-          return finish(entry, error(400, FAULT_HEADER + " must be " + FAULTS), null);
+        fault = header != null ? Fault.parse(header) : faults.takeArmedFault(rotation);
+        Reply refused = refusedFault(header, fault, rotation);
+        if (refused != null) {
+          return finish(entry, refused, null);
         }
       }
       if (fault != null && fault.is(DROP_WITHOUT_ACTING)) {
@@ -244,8 +268,8 @@ public final class DemoTarget implements AutoCloseable {
         return finish(entry, new Reply(fault.status(), errorBody("fault " + fault.spec() + ": nothing was done"), null,
             false, Handling.REJECTED, fault.retryAfter()), fault);
       }
-      String processing = action && path.equals("/v1/releases") ? key : null;
-      if (processing != null && !releases.beginProcessing(processing)) {
+      String processing = key != null && (rotation || action && path.equals("/v1/releases")) ? key : null;
+      if (processing != null && !(rotation ? credentials.beginProcessing(processing) : releases.beginProcessing(processing))) {
         return finish(entry, error(409, "a request with Idempotency-Key " + key + " is still being processed"), fault);
       }
       Reply reply;
@@ -253,9 +277,12 @@ public final class DemoTarget implements AutoCloseable {
         if (fault != null && fault.delayMillis() > 0) {
           sleep(fault.delayMillis());
         }
-        reply = releases.route(method, path, key, body);
+        reply = path.startsWith(Credentials.PREFIX) ? credentials.route(method, path, key, body, fault)
+            : releases.route(method, path, key, body);
       } finally {
-        if (processing != null) {
+        if (processing != null && rotation) {
+          credentials.endProcessing(processing);
+        } else if (processing != null) {
           releases.endProcessing(processing);
         }
       }
@@ -267,6 +294,17 @@ public final class DemoTarget implements AutoCloseable {
     } catch (RuntimeException e) {
       return finish(entry, error(500, "internal error: " + e), fault);
     }
+  }
+
+  /** A 400 for an {@code X-Demo-Fault} header that names no fault, or a rotation's fault on another action; else null. */
+  private static Reply refusedFault(String header, Fault fault, boolean rotation) {
+    if (header != null && fault == null) {
+      return error(400, FAULT_HEADER + " must be " + FAULTS);
+    }
+    if (fault != null && fault.rotationOnly() && !rotation) {
+      return error(400, FAULT_HEADER + " " + fault.spec() + " applies only to POST /v1/credentials/{service}/rotate");
+    }
+    return null;
   }
 
   private Reply observerRoute(String method, String path, String body) {

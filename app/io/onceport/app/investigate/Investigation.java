@@ -284,6 +284,8 @@ public final class Investigation {
     if (!with(rs, "outcome_unknown").isEmpty() && with(rs, "outcome").isEmpty()) {
       v.append("; outcome unknown: check the target before retrying");
     }
+    v.append(VerificationEvents.note(with(rs, "verification_check"), !with(rs, "verified").isEmpty(),
+        !with(rs, "not_applied").isEmpty(), !with(rs, "verification_given_up").isEmpty()));
     return v.toString();
   }
 
@@ -336,10 +338,7 @@ public final class Investigation {
       add.accept("outcome#" + Math.max(1, x.dispatchAttempts()), mapOf("_at", x.completedAt(), "outcome", x.outcome().wireName(),
           "target_status", x.targetStatus(), "exit_status", x.exitStatus(), "result_reference", x.resultReference()));
     }
-    if (x.review() != null) {
-      add.accept("review_resolved#1", mapOf("_at", x.review().at(), "decision", x.review().decision(), "by", x.review().by(),
-          "reason", x.review().reason()));
-    }
+    VerificationEvents.addDecisions(x, add);
     return out;
   }
 

@@ -12,6 +12,8 @@ import io.onceport.workflow.contract.ReplaySpec;
 import io.onceport.workflow.contract.SshSpec;
 import io.onceport.workflow.contract.StatusSpec;
 import io.onceport.workflow.contract.ToolContract;
+import io.onceport.workflow.contract.VerifyCondition;
+import io.onceport.workflow.contract.VerifySpec;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -74,8 +76,36 @@ final class ContractAssembler {
     ContractFile.HttpStatus st = bound.httpStatus();
     StatusSpec status = st == null ? null : new StatusSpec(st.method().toUpperCase(Locale.ROOT), st.url(),
         st.completedWhen(), orEmpty(st.notExecutedWhen()), st.settle());
-    return new ReplaySpec(replayClass, or(r.attachWindow(), ContractLoader.DEFAULT_ATTACH_WINDOW), status,
-        r.dedupeAfterDelivery());
+    Duration window = r.attachWindow() == null || r.untilVerified() ? ContractLoader.DEFAULT_ATTACH_WINDOW
+        : Duration.parse(r.attachWindow());
+    return new ReplaySpec(replayClass, window, status, r.dedupeAfterDelivery(),
+        r.untilVerified() ? verify(bound, r.verifiedWindow()) : null);
+  }
+
+  /** {@code replay.verify} and {@code replay.verified_window} as the model holds them; methods upper-cased, templates as JSON text. */
+  private static VerifySpec verify(Bound bound, Duration verifiedWindow) {
+    VerifySpec.Builder b = VerifySpec.newBuilder().setVerifiedWindow(verifiedWindow);
+    ContractFile.HttpVerify h = bound.httpVerify();
+    ContractFile.McpVerify m = bound.mcpVerify();
+    if (h != null) {
+      b.setHttp(h.method().toUpperCase(Locale.ROOT), h.url()).setEvery(h.every()).setGiveUpAfter(h.giveUpAfter())
+          .setVerifiedWhen(condition(h.verifiedWhen())).setNotAppliedWhen(condition(h.notAppliedWhen()));
+    } else {
+      b.setMcp(m.tool(), m.arguments() == null ? null : m.arguments().toString()).setEvery(m.every())
+          .setGiveUpAfter(m.giveUpAfter()).setVerifiedWhen(condition(m.verifiedWhen()))
+          .setNotAppliedWhen(condition(m.notAppliedWhen()));
+    }
+    return b.build();
+  }
+
+  private static VerifyCondition condition(ContractFile.HttpCondition c) {
+    return c == null ? null : new VerifyCondition(c.status(), c.pointer(), c.equalsResult(),
+        c.literal() == null ? null : c.literal().toString(), c.equalsArgument());
+  }
+
+  private static VerifyCondition condition(ContractFile.McpCondition c) {
+    return c == null ? null : new VerifyCondition(List.of(), c.pointer(), c.equalsResult(),
+        c.literal() == null ? null : c.literal().toString(), c.equalsArgument());
   }
 
   private static Duration or(Duration value, Duration dflt) {

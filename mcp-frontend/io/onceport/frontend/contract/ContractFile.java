@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import io.onceport.workflow.contract.ReplaySpec;
 import io.onceport.workflow.contract.ToolContract;
 import java.time.Duration;
 import java.util.List;
@@ -24,8 +25,8 @@ import java.util.Objects;
  * (rules that need to tell the two apart look at the tree). Lists and maps keep a null where an
  * element was invalid, so indexes in messages stay those of the file.
  *
- * <p>{@code replay.status} stays a tree here: its shape depends on the channel ({@link HttpStatus}
- * or {@link McpStatus}).
+ * <p>{@code replay.status} and {@code replay.verify} stay trees here: their shape depends on the
+ * channel ({@link HttpStatus} or {@link McpStatus}, {@link HttpVerify} or {@link McpVerify}).
  */
 record ContractFile(
     String tool,
@@ -57,12 +58,43 @@ record ContractFile(
   record Mcp(String url, List<String> command, Map<String, String> env, String workingDir, String tool,
       String credential, Duration timeout) {}
 
-  record Replay(@JsonProperty("class") String replayClass, Duration attachWindow, JsonNode status,
-      Duration dedupeAfterDelivery) {
+  /**
+   * @param attachWindow a duration as written, or {@code until_verified}
+   */
+  record Replay(@JsonProperty("class") String replayClass, String attachWindow, JsonNode status, Duration dedupeAfterDelivery,
+      Duration verifiedWindow, JsonNode verify) {
     Replay {
       status = value(status);
+      verify = value(verify);
+    }
+
+    boolean untilVerified() {
+      return ReplaySpec.UNTIL_VERIFIED.equals(attachWindow);
     }
   }
+
+  /** {@code replay.verify} of an http tool. */
+  record HttpVerify(String method, String url, Duration every, Duration giveUpAfter, HttpCondition verifiedWhen,
+      HttpCondition notAppliedWhen) {}
+
+  /** {@code replay.verify} of an mcp tool. */
+  record McpVerify(String tool, JsonNode arguments, Duration every, Duration giveUpAfter, McpCondition verifiedWhen,
+      McpCondition notAppliedWhen) {
+    McpVerify {
+      arguments = value(arguments);
+    }
+  }
+
+  /**
+   * {@code verified_when} / {@code not_applied_when} of an http check.
+   *
+   * @param literal {@code equals}: null when absent, a {@link com.fasterxml.jackson.databind.node.NullNode} for {@code equals: null}
+   */
+  record HttpCondition(List<Integer> status, String pointer, String equalsResult, @JsonProperty("equals") JsonNode literal,
+      String equalsArgument) {}
+
+  /** {@code verified_when} / {@code not_applied_when} of an mcp check (no status: a tool's answer has none). */
+  record McpCondition(String pointer, String equalsResult, @JsonProperty("equals") JsonNode literal, String equalsArgument) {}
 
   record HttpStatus(String method, String url, List<Integer> completedWhen, List<Integer> notExecutedWhen,
       Duration settle) {}
@@ -82,7 +114,8 @@ record ContractFile(
    * A checked file bound: the file, its channel (null when absent or invalid), the status section
    * of that channel, and the tree as written (not pruned), whose schemas and templates the rules read.
    */
-  record Bound(JsonNode root, ContractFile file, ToolContract.Channel channel, HttpStatus httpStatus, McpStatus mcpStatus) {
+  record Bound(JsonNode root, ContractFile file, ToolContract.Channel channel, HttpStatus httpStatus, McpStatus mcpStatus,
+      HttpVerify httpVerify, McpVerify mcpVerify) {
     Bound {
       Objects.requireNonNull(root, "root == null");
       Objects.requireNonNull(file, "file == null");
@@ -111,7 +144,12 @@ record ContractFile(
           ? bind(status, HttpStatus.class, "replay.status") : null;
       McpStatus mcp = channel == ToolContract.Channel.MCP && status != null
           ? bind(status, McpStatus.class, "replay.status") : null;
-      return new Bound(root, f, channel, http, mcp);
+      JsonNode verify = f.replay() == null ? null : f.replay().verify();
+      HttpVerify httpVerify = channel == ToolContract.Channel.HTTP && verify != null
+          ? bind(verify, HttpVerify.class, "replay.verify") : null;
+      McpVerify mcpVerify = channel == ToolContract.Channel.MCP && verify != null
+          ? bind(verify, McpVerify.class, "replay.verify") : null;
+      return new Bound(root, f, channel, http, mcp, httpVerify, mcpVerify);
     }
   }
 

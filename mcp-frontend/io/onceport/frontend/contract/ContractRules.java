@@ -97,14 +97,16 @@ final class ContractRules {
   /**
    * A credential goes only to the origin the contract names: a URL whose host (or port) comes from
    * an argument lets the agent choose where the bearer token or API key is sent, so such a contract
-   * must say {@code dynamic_host: true} to load — the status URL too, which carries the credential
-   * as well. Without a credential nothing secret travels, and an argument may choose the host.
+   * must say {@code dynamic_host: true} to load — the status and verification URLs too, which carry
+   * the credential as well. Without a credential nothing secret travels, and an argument may choose the host.
    */
   private void credentialOrigin(ContractFile.Http h) {
     boolean dynamic = Boolean.TRUE.equals(h.dynamicHost());
     ContractFile.HttpStatus status = bound.httpStatus();
     boolean anyDynamic = false;
-    for (String[] url : new String[][] {{"http.url", h.url()}, {"replay.status.url", status == null ? null : status.url()}}) {
+    ContractFile.HttpVerify verify = bound.httpVerify();
+    for (String[] url : new String[][] {{"http.url", h.url()}, {"replay.status.url", status == null ? null : status.url()},
+        {"replay.verify.url", verify == null ? null : verify.url()}}) {
       if (url[1] == null || !Templates.hostFromArgument(url[1])) {
         continue;
       }

@@ -51,6 +51,12 @@ final class Problems {
     return node != null && !node.isNull();
   }
 
+  /** True when an error about {@code path} was already reported (a later rule then says nothing more about it). */
+  boolean reported(String path) {
+    String field = ": " + path + ": ";
+    return errors.stream().anyMatch(e -> e.text().contains(field));
+  }
+
   List<String> errors() {
     return errors.stream().sorted(Comparator.comparingInt(Entry::line)).map(Entry::text).toList();
   }

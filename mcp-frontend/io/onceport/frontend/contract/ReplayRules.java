@@ -11,7 +11,8 @@ import java.util.List;
  * The rules of the replay section that depend on the channel and the class: which status facility
  * a {@code status_query} tool needs (a status URL for http, an upstream status tool for mcp, the
  * remote marker for ssh), that an {@code idempotency_key} tool names its header, that answer
- * lists do not overlap, and that an ssh tool without a marker is forced to {@code irreversible}.
+ * lists do not overlap, and that an ssh tool without a marker is forced to {@code irreversible};
+ * those of {@code attach_window: until_verified} are {@link VerifyRules}'.
  * These decide whether a lost response may be sent again, so none of them is left to a default.
  */
 final class ReplayRules {
@@ -45,6 +46,8 @@ final class ReplayRules {
       problems.error("replay.dedupe_after_delivery", "is " + tail + "; at least " + ReplaySpec.MIN_DEDUPE_AFTER_DELIVERY
           + " (a shorter tail could close an execution before a front end's repeated attempt of a call reached it)");
     }
+    new VerifyRules(problems, templates, bound, ToolSchemas.properties(bound.root().get("input_schema")))
+        .check(effective(bound, replayClass), channel);
     if (replayClass != null && effective(bound, replayClass) != replayClass) {
       problems.warn("ssh.marker", "not true: replay class forced to irreversible (contract says " + replayClass.wireName()
           + "); set marker: true and install the helper to allow status queries");

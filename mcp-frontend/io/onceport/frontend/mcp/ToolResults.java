@@ -48,8 +48,11 @@ final class ToolResults {
    */
   static String replayRule(ToolContract c) {
     ReplayClass rc = c.replayClass();
-    String tail = "An identical call within " + spoken(c.replay().dedupeAfterDelivery()) + " after the answer is answered"
-        + " from the same execution and not sent again; to act again, call with a new params.idempotencyKey.";
+    String tail = c.replay().untilVerified()
+        ? "An identical call is answered from the same execution and not sent again until its effect is verified, and for " + spoken(c.replay().verifiedWindow()) + " after; to act again, call with"
+            + " a new params.idempotencyKey."
+        : "An identical call within " + spoken(c.replay().dedupeAfterDelivery()) + " after the answer is answered"
+            + " from the same execution and not sent again; to act again, call with a new params.idempotencyKey.";
     return switch (rc) {
       case READ_ONLY -> "Replay: read-only; a lost answer is read again. " + tail;
       case IDEMPOTENCY_KEY -> "Replay: sent with an idempotency key (the execution id); after a lost answer it may be sent"
@@ -140,12 +143,25 @@ final class ToolResults {
     if (r.completedAt() != null) {
       s.put("completed_at", r.completedAt());
     }
+    if (r.verification() != null) {
+      // attach_window: until_verified — whether the effect is confirmed (the message says what that means).
+      s.put("verification", r.verification().state());
+    }
     if (contract != null && r.isSettled() && r.state() != ExecutionState.NEEDS_REVIEW) {
-      s.put("repeat", "an identical call within " + spoken(contract.replay().dedupeAfterDelivery()) + " after this answer is"
-          + " answered from execution " + r.executionId() + " and not sent again; to act again, send a new params.idempotencyKey");
+      s.put("repeat", repeat(r, contract));
     }
     s.put("message", attached ? answeredFrom(r) : message(r));
     return s;
+  }
+
+  /** What a repeat of this call would do: answered from this execution within its tail, or until its effect is verified. */
+  static String repeat(ExecutionRecord r, ToolContract contract) {
+    if (contract.replay().untilVerified() && r.verification() != null && r.state() == ExecutionState.COMPLETED) {
+      return "an identical call is answered from execution " + r.executionId() + " and not sent again until its effect is "
+          + "verified and for " + spoken(contract.replay().verifiedWindow()) + " after; to act again, send a new params.idempotencyKey";
+    }
+    return "an identical call within " + spoken(contract.replay().dedupeAfterDelivery()) + " after this answer is"
+        + " answered from execution " + r.executionId() + " and not sent again; to act again, send a new params.idempotencyKey";
   }
 
   /** The message for a call answered from an execution an earlier call started. */

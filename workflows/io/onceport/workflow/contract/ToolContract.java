@@ -95,6 +95,23 @@ public record ToolContract(
         && replay.status() == null) {
       throw new IllegalArgumentException("replay.status is required for class status_query");
     }
+    checkVerify(channel, replay.verify());
+  }
+
+  /** An http tool verifies with a GET/HEAD of a URL, an mcp tool with an upstream read tool, an ssh tool not at all. */
+  private static void checkVerify(Channel channel, VerifySpec verify) {
+    if (verify == null) {
+      return;
+    }
+    if (channel == Channel.SSH) {
+      throw new IllegalArgumentException("replay.verify is not available with channel ssh (a remote command cannot be known to be read-only)");
+    }
+    if (channel == Channel.HTTP && verify.url() == null) {
+      throw new IllegalArgumentException("replay.verify of an http tool needs method and url");
+    }
+    if (channel == Channel.MCP && verify.tool() == null) {
+      throw new IllegalArgumentException("replay.verify of an mcp tool needs tool (an upstream read-only tool)");
+    }
   }
 
   public ReplayClass replayClass() {

@@ -1,5 +1,7 @@
 package io.onceport.workflow.dispatch;
 
+import io.onceport.workflow.verify.VerifyAnswer;
+import io.onceport.workflow.verify.VerifyRequest;
 import io.temporal.activity.ActivityInterface;
 import io.temporal.activity.ActivityMethod;
 
@@ -33,4 +35,13 @@ public interface DispatchActivities {
   /** Asks the target (status endpoint, remote marker) what happened to an execution. Read-only. */
   @ActivityMethod
   StatusResult queryStatus(DispatchRequest request);
+
+  /**
+   * One check of whether an execution's effect took place ({@code replay.verify}, for a contract
+   * with {@code attach_window: until_verified}). Read-only; returns the verdict with what the
+   * contract's pointers held, never the answer or a secret. A failure is "not yet known" for the
+   * workflow, which checks again on its schedule.
+   */
+  @ActivityMethod
+  VerifyAnswer verifyEffect(VerifyRequest request);
 }

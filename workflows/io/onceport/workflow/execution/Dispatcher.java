@@ -91,11 +91,27 @@ final class Dispatcher {
     run(awaitReview("this run's authorization was refused, but an earlier run sent it; the outcome is unknown"));
   }
 
+  /**
+   * A verification (or an operator) found the effect of the completed action absent, and the policy
+   * decided {@code step} on that fact ({@link Verifier}): a send under the same key, or a review.
+   * Returns once the execution settled again.
+   */
+  void afterNotApplied(Step step, String detail) {
+    run(new Observation(Fact.NOT_APPLIED, false, null, detail), step);
+  }
+
   private void run(Observation start) {
+    run(start, null);
+  }
+
+  /** The policy's steps from {@code start}; {@code first}, when given, is the step already decided on it. */
+  private void run(Observation start, Step first) {
     ReplayClass replay = execution.input().contract().replayClass();
     Observation seen = start;
+    Step decided = first;
     while (true) {
-      Step step = policy.decide(replay, seen.fact(), execution.situation(seen.succeeded()));
+      Step step = decided != null ? decided : policy.decide(replay, seen.fact(), execution.situation(seen.succeeded()));
+      decided = null;
       execution.sends().decided(step);
       story.decided(step);
       Action action = step.action();
@@ -123,7 +139,8 @@ final class Dispatcher {
               : "not dispatched: " + seen.detail());
           return;
         }
-        case NEEDS_REVIEW -> seen = awaitReview(step.reason() + (seen.detail() == null ? "" : ": " + seen.detail()));
+        case NEEDS_REVIEW -> seen = awaitReview(step.reason() + (seen.detail() == null ? "" : ": " + seen.detail()),
+            seen.fact() == Fact.NOT_APPLIED);
         default -> throw new IllegalStateException("unhandled step " + action);
       }
     }
@@ -265,9 +282,21 @@ final class Dispatcher {
     return new Observation(fact, fact == Fact.STATUS_COMPLETED, found, verdict.detail());
   }
 
-  /** Waits for an operator's resolution; returns it as a fact for the policy. */
   private Observation awaitReview(String reason) {
-    execution.needsReview(reason);
+    return awaitReview(reason, false);
+  }
+
+  /**
+   * Waits for an operator's resolution; returns it as a fact for the policy. {@code effectAbsent}:
+   * the outcome is known (completed) but its effect was found absent, which the record says instead
+   * of "outcome unknown".
+   */
+  private Observation awaitReview(String reason, boolean effectAbsent) {
+    if (effectAbsent) {
+      execution.needsReviewEffectAbsent(reason);
+    } else {
+      execution.needsReview(reason);
+    }
     while (true) {
       loop.waitUntil(Long.MAX_VALUE, inbox::resolutionWaiting);
       Observation seen = consumeResolution(inbox.takeResolution());

@@ -9,6 +9,7 @@ import io.onceport.workflow.journal.JournaledSends;
 import io.onceport.workflow.replay.ReplayPolicy;
 import java.time.Instant;
 import java.util.ArrayList;
+import io.onceport.workflow.execution.ExecutionRecord.Verification;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -63,6 +64,7 @@ final class Execution {
   private ExecutionRecord.Authorization authorization;
   private ExecutionRecord.Review review;
   private final SendLog sends = new SendLog();
+  private final VerificationLog verification = new VerificationLog();
   private final CallLog calls = new CallLog();
   private final List<ExecutionRecord.Transition> transitions = new ArrayList<>();
   private String attachableUntil;
@@ -77,6 +79,8 @@ final class Execution {
   /** What a reset run read from the journal at its first step after the reset point. */
   private ExecutionRecord.Reset reset;
   private boolean refusedAfterSends;
+  /** The journal attempt of the review waiting (or last resolved): its resolution is journalled under the same number. */
+  private int reviewAttempt;
 
   /** An accepted execution: its first transition, and its {@code accepted} entry queued (version 0). */
   Execution(ExecutionInput input, String executionId, long acceptedMillis, String workflowId, String runId,
@@ -395,12 +399,26 @@ final class Execution {
   void needsReview(String reason) {
     transition(ExecutionState.NEEDS_REVIEW,
         "outcome unknown (" + reason + "); it was not re-sent and waits for an operator: onceport executions resolve " + executionId);
-    queue(JournalTransition.NEEDS_REVIEW, Math.max(1, sends.size()), Map.of("reason", reason));
+    reviewAttempt = Math.max(1, sends.size());
+    queue(JournalTransition.NEEDS_REVIEW, reviewAttempt, Map.of("reason", reason));
   }
+
+  /** A completed action whose effect a check or an operator found absent waits for an operator (never re-sent for irreversible). */
+  void needsReviewEffectAbsent(String reason) {
+    transition(ExecutionState.NEEDS_REVIEW, "completed, but its effect is absent (" + reason + "); it was not re-sent and waits "
+        + "for an operator: onceport executions resolve " + executionId + " --redispatch|--failed|--completed");
+    // Numbered apart from the reviews of unknown outcomes (numbered by sends), which may have come before with as many sends.
+    reviewAttempt = EFFECT_REVIEWS + verification.round();
+    queue(JournalTransition.NEEDS_REVIEW, reviewAttempt, Map.of("reason", reason));
+  }
+
+  /** Journal attempts of reviews after an absent effect start here; those of unknown outcomes count sends (far fewer). */
+  static final int EFFECT_REVIEWS = 1000;
 
   void reviewResolved(Resolution decided) {
     review = new ExecutionRecord.Review(decided.decision().name().toLowerCase(), decided.reason(), decided.by(), now());
-    queue(JournalTransition.REVIEW_RESOLVED, Math.max(1, sends.size()), JournalDetails.reviewResolved(review));
+    queue(JournalTransition.REVIEW_RESOLVED, reviewAttempt > 0 ? reviewAttempt : Math.max(1, sends.size()),
+        JournalDetails.reviewResolved(review));
   }
 
   /**
@@ -449,6 +467,130 @@ final class Execution {
     if (delivery != Delivery.DELIVERED && (state == ExecutionState.COMPLETED || state == ExecutionState.FAILED)) {
       queue(JournalTransition.ATTACH_WINDOW_CLOSED, 1, Map.of("delivery", delivery.wireName()));
     }
+  }
+
+  // ---- verification (attach_window: until_verified) ----
+
+  /** The verification as it stands (read by the {@link Verifier} and the handlers; changed only here). */
+  VerificationLog verification() {
+    return verification;
+  }
+
+  /** The result the outcome settled on, or null (an operator resolved it): what {@code equals_result} reads. */
+  DispatchResult storedResult() {
+    return result;
+  }
+
+  /**
+   * The outcome is completed and the contract keeps the execution until its effect is verified: a
+   * round of checks begins, and the agent is told the action is not repeated meanwhile.
+   */
+  void verificationStarted(String target, long giveUpAtMillis) {
+    String giveUpAt = Instant.ofEpochMilli(giveUpAtMillis).toString();
+    int round = verification.start(target, now(), giveUpAt);
+    message = PENDING_MESSAGE;
+    note("verification_pending", "checking " + target + " until it confirms the effect, at the latest until " + giveUpAt
+        + (round > 1 ? " (round " + round + ")" : ""));
+  }
+
+  /** What an agent reads while the effect is unconfirmed: why nothing is repeated, and how to act again on purpose. */
+  static final String PENDING_MESSAGE = "completed; its effect is not confirmed yet, so the action is not repeated until a check "
+      + "(or an operator) confirms it. An identical call gets this result; to act again on purpose, call with a new intent key "
+      + "(params.idempotencyKey)";
+
+  void nextCheckAt(long millis) {
+    verification.nextCheckAt(Instant.ofEpochMilli(millis).toString());
+    version++;
+  }
+
+  /** One check: on the record (the latest ones) and in the journal (every one). */
+  void verificationChecked(io.onceport.workflow.verify.VerifyAnswer answer) {
+    String at = now();
+    int n = verification.checked(at, answer.verdict().wireName(), answer.status(), answer.held(), answer.detail());
+    Map<String, Object> detail = new java.util.LinkedHashMap<>();
+    detail.put("verdict", answer.verdict().wireName());
+    if (answer.status() != null) {
+      detail.put("status", answer.status());
+    }
+    List<Map<String, Object>> held = new ArrayList<>();
+    for (io.onceport.workflow.verify.VerifyAnswer.Held h : answer.held()) {
+      Map<String, Object> one = new java.util.LinkedHashMap<>();
+      one.put("condition", h.condition());
+      one.put("pointer", h.pointer());
+      one.put("value", h.value());
+      one.put("expected", h.expected());
+      held.add(one);
+    }
+    detail.put("held", held);
+    detail.put("detail", answer.detail());
+    queue(JournalTransition.VERIFICATION_CHECK, n, detail);
+    version++;
+  }
+
+  /**
+   * The effect is confirmed: identical calls keep attaching until {@code untilMillis} (the verified
+   * window), then one is a new intent. From a review (checks gave up), the execution is completed again.
+   */
+  void verified(String how, long untilMillis) {
+    verification.settle(ExecutionRecord.Verification.VERIFIED, now());
+    verification.verifiedUntil(untilMillis);
+    String until = Instant.ofEpochMilli(untilMillis).toString();
+    String text = "completed and verified (" + how + "); identical calls get this result until " + until
+        + ", then one is a new intent";
+    if (state != ExecutionState.COMPLETED) {
+      transition(ExecutionState.COMPLETED, text);
+    } else {
+      message = text;
+      note("verified", how);
+    }
+    queue(JournalTransition.VERIFIED, verification.round(), Map.of("how", how, "until", until));
+  }
+
+  /** The effect was found absent: on the record and in the journal; the replay policy decides next. */
+  void notApplied(String how) {
+    verification.settle(ExecutionRecord.Verification.NOT_APPLIED, now());
+    message = "completed, but its effect is absent (" + how + ")";
+    note("not_applied", how);
+    queue(JournalTransition.NOT_APPLIED, verification.round(), Map.of("how", how));
+  }
+
+  /** No verdict before {@code give_up_after}: it waits for an operator, never repeated. */
+  void verificationGivenUp(String why) {
+    verification.settle(ExecutionRecord.Verification.GIVEN_UP, now());
+    transition(ExecutionState.NEEDS_REVIEW, "completed, but its effect was not confirmed (" + why + "); it is not repeated and "
+        + "waits for an operator: onceport executions verify " + executionId + " --verified|--not-applied --reason …");
+    queue(JournalTransition.VERIFICATION_GIVEN_UP, verification.round(), Map.of("reason", why,
+        "checks", verification.checkCount()));
+  }
+
+  /** An operator's verified verdict, journalled with who and why. */
+  void verificationDecided(VerificationDecision.Decision decision, String reason, String by) {
+    ExecutionRecord.Review review = new ExecutionRecord.Review(decision.wireName(), reason, by, now());
+    int n = verification.decided(review);
+    queue(JournalTransition.VERIFICATION_DECIDED, n, JournalDetails.reviewResolved(review));
+  }
+
+  /**
+   * The verification as the record shows it: between the completion and the first step of the
+   * checks (a caller's attach may be answered in that same task), already pending — an execution
+   * kept until verified is never shown as a plain completion.
+   */
+  private Verification shownVerification() {
+    Verification v = verification.view();
+    if (v == null && awaitsVerification()) {
+      return new Verification(Verification.PENDING, input.contract().replay().verify().target(),
+          now(), null, null, null, 0, List.of(), null);
+    }
+    return v;
+  }
+
+  private String shownMessage() {
+    return awaitsVerification() ? PENDING_MESSAGE : message;
+  }
+
+  /** Completed, kept until verified, and the checks have not begun yet. */
+  private boolean awaitsVerification() {
+    return !verification.started() && state == ExecutionState.COMPLETED && input.contract().replay().untilVerified();
   }
 
   /** A call that attached (the first one created the execution; later ones are retries). */
@@ -537,6 +679,6 @@ final class Execution {
         shownArguments(), state, outcome, delivery, acceptedAt, authorizedAt, dispatchedAt, completedAt,
         deliveredAt, result == null ? null : result.status(), result == null ? null : result.exitStatus(),
         resultReference, result, authorization, review, sends.size(), sends.sends(), sends.statusChecks(), calls.calls(),
-        transitions, attachableUntil, cancellation, calls.itemized(message), version, reset);
+        transitions, attachableUntil, cancellation, calls.itemized(shownMessage()), version, reset, shownVerification());
   }
 }

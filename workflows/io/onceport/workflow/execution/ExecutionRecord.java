@@ -3,6 +3,7 @@ package io.onceport.workflow.execution;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import io.onceport.workflow.dispatch.DispatchResult;
 import io.onceport.workflow.journal.JournaledSends;
+import io.onceport.workflow.verify.VerifyAnswer;
 import java.util.List;
 import java.util.Objects;
 
@@ -22,6 +23,8 @@ import java.util.Objects;
  * @param reset set on a run that {@code temporal workflow reset} made, once it read the journal:
  *     the sends every run of the execution made (which this run's history may not hold); null
  *     otherwise
+ * @param verification for a contract with {@code attach_window: until_verified}, once the outcome
+ *     is known: whether its effect was verified, and the checks; null otherwise
  */
 public record ExecutionRecord(
     String executionId,
@@ -62,7 +65,8 @@ public record ExecutionRecord(
     String cancellation,
     String message,
     long version,
-    Reset reset) {
+    Reset reset,
+    Verification verification) {
 
   public ExecutionRecord {
     Objects.requireNonNull(executionId, "executionId == null");
@@ -73,6 +77,21 @@ public record ExecutionRecord(
     statusChecks = statusChecks == null ? List.of() : List.copyOf(statusChecks);
     calls = calls == null ? List.of() : List.copyOf(calls);
     transitions = transitions == null ? List.of() : List.copyOf(transitions);
+  }
+
+  /** A record without verification (a contract kept by time). */
+  public ExecutionRecord(String executionId, String workflowId, String runId, String fingerprint, String intentKey,
+      String tool, String actor, String intentScope, String sessionId, String channel, String target, String method,
+      String credentialRef, String replayClass, String arguments, ExecutionState state, Outcome outcome,
+      Delivery delivery, String acceptedAt, String authorizedAt, String dispatchedAt, String completedAt,
+      String deliveredAt, Integer targetStatus, Integer exitStatus, String resultReference, DispatchResult result,
+      Authorization authorization, Review review, int dispatchAttempts, List<Send> sends, List<StatusCheck> statusChecks,
+      List<AttachedCall> calls, List<Transition> transitions, String attachableUntil, String cancellation,
+      String message, long version, Reset reset) {
+    this(executionId, workflowId, runId, fingerprint, intentKey, tool, actor, intentScope, sessionId, channel, target,
+        method, credentialRef, replayClass, arguments, state, outcome, delivery, acceptedAt, authorizedAt, dispatchedAt,
+        completedAt, deliveredAt, targetStatus, exitStatus, resultReference, result, authorization, review,
+        dispatchAttempts, sends, statusChecks, calls, transitions, attachableUntil, cancellation, message, version, reset, null);
   }
 
   /** A record of a run that is not a reset (or has not read the journal yet). */
@@ -87,7 +106,7 @@ public record ExecutionRecord(
     this(executionId, workflowId, runId, fingerprint, intentKey, tool, actor, intentScope, sessionId, channel, target,
         method, credentialRef, replayClass, arguments, state, outcome, delivery, acceptedAt, authorizedAt, dispatchedAt,
         completedAt, deliveredAt, targetStatus, exitStatus, resultReference, result, authorization, review,
-        dispatchAttempts, sends, statusChecks, calls, transitions, attachableUntil, cancellation, message, version, null);
+        dispatchAttempts, sends, statusChecks, calls, transitions, attachableUntil, cancellation, message, version, null, null);
   }
 
   /** A record without the list of sends (executions started before the replay policy). */
@@ -102,7 +121,7 @@ public record ExecutionRecord(
     this(executionId, workflowId, runId, fingerprint, intentKey, tool, actor, intentScope, sessionId, channel, target,
         method, credentialRef, replayClass, arguments, state, outcome, delivery, acceptedAt, authorizedAt, dispatchedAt,
         completedAt, deliveredAt, targetStatus, exitStatus, resultReference, result, authorization, review,
-        dispatchAttempts, List.of(), statusChecks, calls, transitions, attachableUntil, cancellation, message, version, null);
+        dispatchAttempts, List.of(), statusChecks, calls, transitions, attachableUntil, cancellation, message, version, null, null);
   }
 
   /**
@@ -161,6 +180,55 @@ public record ExecutionRecord(
    */
   public record Authorization(String decision, String rule, String at, String by, String reason, String expiresAt) {}
 
+  /**
+   * Where the verification of an execution kept {@code until_verified} stands, and what its checks
+   * saw. Null on the record of an execution kept by time, and before the outcome is known.
+   *
+   * @param state {@link #PENDING} (checks on their schedule; the action is not repeated), {@link
+   *     #VERIFIED}, {@link #NOT_APPLIED} (a check or an operator proved the effect absent) or {@link
+   *     #GIVEN_UP} (no verdict before {@code give_up_after}: an operator decides)
+   * @param target what a check reads: {@code GET https://…/active}, {@code tool active_key}
+   * @param since when the checks began: the outcome (or the last settle after a re-send)
+   * @param nextCheckAt when the next check is due while pending, else null
+   * @param giveUpAt when the checks give up
+   * @param settledAt when the state last left {@code pending}, else null
+   * @param checkCount checks made in all (the record keeps the latest {@link #MAX_CHECKS}; the
+   *     journal has every one)
+   * @param decision an operator's verdict ({@code onceport executions verify}), or null
+   */
+  public record Verification(String state, String target, String since, String nextCheckAt, String giveUpAt,
+      String settledAt, int checkCount, List<VerificationCheck> checks, Review decision) {
+    public static final String PENDING = "pending";
+    public static final String VERIFIED = "verified";
+    public static final String NOT_APPLIED = "not_applied";
+    public static final String GIVEN_UP = "given_up";
+    /** Checks kept on the record; older ones are in the journal. */
+    public static final int MAX_CHECKS = 20;
+
+    public Verification {
+      Objects.requireNonNull(state, "state == null");
+      checks = checks == null ? List.of() : List.copyOf(checks);
+    }
+
+    /** True while the effect is unconfirmed and checks (or an operator) may still confirm it. */
+    @JsonIgnore
+    public boolean pending() {
+      return PENDING.equals(state);
+    }
+  }
+
+  /**
+   * One verification check: when, its verdict ({@code verified}, {@code not_applied}, {@code
+   * not_yet_known}), the answer's status, what each condition's pointer held next to what it had to
+   * equal, and why.
+   */
+  public record VerificationCheck(int number, String at, String verdict, Integer status, List<VerifyAnswer.Held> held,
+      String detail) {
+    public VerificationCheck {
+      held = held == null ? List.of() : List.copyOf(held);
+    }
+  }
+
   /** How an operator resolved a {@code needs_review} execution. */
   public record Review(String decision, String reason, String by, String at) {}
 
@@ -172,10 +240,16 @@ public record ExecutionRecord(
 
   /**
    * The seed's combined view of state, outcome and delivery, e.g.
-   * {@code completed_result_not_delivered}, {@code dispatched_outcome_unknown}.
+   * {@code completed_result_not_delivered}, {@code dispatched_outcome_unknown}; for an execution kept
+   * until verified, the verification instead of the delivery: {@code completed_verification_pending},
+   * {@code completed_verified}, {@code completed_not_applied}.
    */
   @JsonIgnore
   public String view() {
+    if (state == ExecutionState.COMPLETED && verification != null) {
+      // Kept until verified: what an operator needs is whether the effect was confirmed (delivery is on the record).
+      return state.wireName() + "_" + (verification.pending() ? "verification_pending" : verification.state());
+    }
     if (state == ExecutionState.COMPLETED || state == ExecutionState.FAILED) {
       return switch (delivery) {
         case DELIVERED -> state.wireName() + "_result_delivered";

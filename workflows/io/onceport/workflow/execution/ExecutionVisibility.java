@@ -105,6 +105,9 @@ final class ExecutionVisibility {
     if (!state.isTerminal()) {
       return memoDue(state);
     }
+    if (r.verification() != null) {
+      return true; // kept until verified: the memo says whether the effect was confirmed
+    }
     if (state == ExecutionState.COMPLETED || state == ExecutionState.FAILED) {
       return switch (r.delivery()) {
         case DELIVERED -> state == ExecutionState.FAILED;
@@ -125,7 +128,10 @@ final class ExecutionVisibility {
     return b.toString();
   }
 
-  /** One line for the Temporal UI: {@code create_release service=catalog version=1 → 201, delivered}. */
+  /**
+   * One line for the Temporal UI: {@code create_release service=catalog version=1 → 201, delivered};
+   * for an execution kept until verified, with {@code , verification pending (12 checks)}.
+   */
   static String summary(ExecutionRecord r) {
     StringBuilder b = new StringBuilder(requestSummary(r.tool(), r.arguments()));
     b.append(" → ");
@@ -140,6 +146,10 @@ final class ExecutionVisibility {
       b.append(", ").append(r.delivery().wireName());
     } else if (r.outcome() == Outcome.UNKNOWN) {
       b.append(", outcome unknown");
+    }
+    if (r.verification() != null) {
+      b.append(", verification ").append(r.verification().state()).append(" (").append(r.verification().checkCount())
+          .append(" checks)");
     }
     return b.toString();
   }

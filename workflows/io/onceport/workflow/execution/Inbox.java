@@ -45,6 +45,8 @@ final class Inbox {
   private final List<SessionAuthorization> sessions = new ArrayList<>();
   private Resolution resolution;
   private Presented resolutionWaiter;
+  private VerificationDecision verification;
+  private Presented verificationWaiter;
   private boolean cancelRequested;
   private boolean recheckRequested;
 
@@ -122,6 +124,25 @@ final class Inbox {
     Presentation<Resolution> taken = new Presentation<>(resolution, resolutionWaiter);
     resolution = null;
     resolutionWaiter = null;
+    return taken;
+  }
+
+  // ---- verification verdict ----
+
+  Presented presentVerification(VerificationDecision decided) {
+    verificationWaiter = new Presented();
+    verification = decided;
+    return verificationWaiter;
+  }
+
+  boolean verificationWaiting() {
+    return verification != null;
+  }
+
+  Presentation<VerificationDecision> takeVerification() {
+    Presentation<VerificationDecision> taken = new Presentation<>(verification, verificationWaiter);
+    verification = null;
+    verificationWaiter = null;
     return taken;
   }
 

@@ -83,6 +83,18 @@ public interface ToolExecutionWorkflow {
    * fingerprint, one for an execution not awaiting approval, and one after the approval expired.
    * Returns once the execution left {@code awaiting_approval}.
    */
+  /**
+   * An operator's signed verdict on the effect of an execution kept {@code until_verified} ({@code
+   * onceport executions verify act_… --verified|--not-applied --reason …}): taken while its checks
+   * are pending or after they gave up. Verified starts the verified window; not applied is a fact for
+   * the replay policy. Returns once the verdict was acted on (or refused: the update fails).
+   */
+  @UpdateMethod(name = "verify")
+  ExecutionRecord verify(VerificationDecision decision);
+
+  @UpdateValidatorMethod(updateName = "verify")
+  void validateVerify(VerificationDecision decision);
+
   @UpdateMethod(name = "decideApproval")
   ExecutionRecord decideApproval(ApprovalDecision decision);
 

@@ -60,6 +60,9 @@ import org.slf4j.Logger;
  * started it, so this code never replays another build's history and carries no {@code
  * Workflow.getVersion} branch for one. The {@link ResetPoint} markers are not such branches: they
  * tell a reset run from the first run.
+ *
+ * <p>Long because: it holds every handler of the workflow interface (each a few lines of state) and
+ * the activity options, which style keeps in one place; the steps themselves are the collaborators'.
  */
 public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
 
@@ -101,6 +104,12 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
           .setHeartbeatTimeout(Duration.ofSeconds(15))
           .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
           .build();
+
+  /**
+   * Verification checks ({@code replay.verify}): one attempt each, like a status query; a failed
+   * check is "not yet known", and the next one comes on the contract's schedule, not Temporal's.
+   */
+  private static final ActivityOptions CHECK_OPTIONS = STATUS_OPTIONS;
 
   private final Logger log = Workflow.getLogger(ToolExecutionWorkflowImpl.class);
   private final ExecutionInput input;
@@ -148,8 +157,12 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
     if (authorized || execution.refusedAfterJournaledSends()) {
       dispatcher = new Dispatcher(execution, inbox, loop, decisions, random, sendOptions(), STATUS_OPTIONS, visibility.story());
       dispatcher.execute(authorized);
+      recordInBandDelivery(dispatcher);
+      if (input.contract().replay().untilVerified()) {
+        keepUntilVerified(loop, dispatcher, decisions);
+      }
     }
-    awaitDeliveryOrWindow(loop, dispatcher);
+    awaitDeliveryOrWindow(loop);
     visibility.closing();
     // Handlers still waiting (a caller's attach) finish before the run closes; entries they queued are written.
     loop.waitUntil(Long.MAX_VALUE, () -> Workflow.isEveryHandlerFinished() && execution.journal().isEmpty());
@@ -166,17 +179,68 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
   }
 
   /**
-   * Stays attachable: until the result was delivered or the contract's attach window passed. A
-   * result its send handed to the caller in band ({@link InBandAnswer}) arrives with its delivery
+   * A result its send handed to the caller in band ({@link InBandAnswer}) arrives with its delivery
    * known, so a delivered one closes the run in this workflow task.
    */
-  private void awaitDeliveryOrWindow(MainLoop loop, Dispatcher dispatcher) {
-    long until = Workflow.currentTimeMillis() + input.contract().replay().attachWindow().toMillis();
-    execution.attachWindowOpened(until);
-    DeliveryReport inBand = dispatcher == null ? null : dispatcher.handedOver();
+  private void recordInBandDelivery(Dispatcher dispatcher) {
+    DeliveryReport inBand = dispatcher.handedOver();
     if (inBand != null) {
       execution.deliveryReported(inBand, dispatcher.handedOverJournaled());
     }
+  }
+
+  /**
+   * {@code attach_window: until_verified}: a completed execution keeps its identity (the run stays
+   * open, identical calls attach and get the stored result) until its effect is verified, by a check
+   * or an operator ({@link Verifier}). Found absent, the replay policy's step is carried out (a send
+   * under the same key where the class allows it, else a review) and a settle after a new send is
+   * verified again; an operator's resolution of that review is final. Only contracts with {@code
+   * verify} take this path, and their executions exist only since it: histories recorded before it
+   * replay unchanged, so no version marker is needed.
+   */
+  private void keepUntilVerified(MainLoop loop, Dispatcher dispatcher, OperatorDecisions decisions) {
+    DispatchActivities checks = Workflow.newActivityStub(DispatchActivities.class, CHECK_OPTIONS);
+    Verifier verifier = new Verifier(execution, inbox, loop, decisions, checks);
+    while (execution.state() == ExecutionState.COMPLETED) {
+      if (verifier.run() == Verifier.Ending.VERIFIED) {
+        return;
+      }
+      int sends = execution.sends().size();
+      dispatcher.afterNotApplied(verifier.notApplied(), verifier.notAppliedDetail());
+      if (execution.sends().size() == sends) {
+        return; // settled by an operator's resolution, not by a new send: nothing new to verify
+      }
+    }
+  }
+
+  /**
+   * Stays attachable: until the result was delivered or the contract's attach window passed, then
+   * for the late-arrival tail after a delivery; an execution kept {@code until_verified} and
+   * verified, until its verified window passed instead (whether or not its result was delivered: a
+   * verified action is not repeated within it). Then the run is closing: it refuses new attaches and
+   * closes once the repeated attempts of those it took can no longer come.
+   */
+  private void awaitDeliveryOrWindow(MainLoop loop) {
+    long verifiedUntil = execution.verification().verified() ? execution.verification().verifiedUntilMillis() : 0;
+    if (verifiedUntil > 0) {
+      execution.attachWindowOpened(verifiedUntil);
+      loop.waitUntil(verifiedUntil, () -> false);
+    } else {
+      awaitDeliveryAndTail(loop);
+    }
+    // No new attaches from here; the repeated attempts of those accepted may still come.
+    closing = true;
+    long retriesDone = execution.lastAttachMillis() + ATTACH_RETRY_GRACE.toMillis();
+    if (retriesDone > Workflow.currentTimeMillis()) {
+      loop.waitUntil(retriesDone, () -> false);
+    }
+    execution.attachWindowClosed();
+  }
+
+  /** Until the result was delivered or the attach window passed; after a delivery, the late-arrival tail. */
+  private void awaitDeliveryAndTail(MainLoop loop) {
+    long until = Workflow.currentTimeMillis() + input.contract().replay().attachWindow().toMillis();
+    execution.attachWindowOpened(until);
     ExecutionState state = execution.state();
     if (state == ExecutionState.REJECTED || state == ExecutionState.CANCELLED) {
       // A retry within the window gets the same refusal instead of a fresh approval path.
@@ -190,13 +254,6 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
       execution.lateArrivalTail(tail);
       loop.waitUntil(tail, () -> false);
     }
-    // No new attaches from here; the repeated attempts of those accepted may still come.
-    closing = true;
-    long retriesDone = execution.lastAttachMillis() + ATTACH_RETRY_GRACE.toMillis();
-    if (retriesDone > Workflow.currentTimeMillis()) {
-      loop.waitUntil(retriesDone, () -> false);
-    }
-    execution.attachWindowClosed();
   }
 
   // ---- handlers: state only ----
@@ -270,6 +327,11 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
           "execution " + execution.executionId() + " is " + current.wireName() + ", not needs_review; nothing to resolve",
           ErrorTypes.INVALID_TRANSITION);
     }
+    if (execution.verification().givenUp()) {
+      throw ApplicationFailure.newNonRetryableFailure("execution " + execution.executionId() + " completed and waits for a "
+          + "verdict on its effect, not a resolution: onceport executions verify " + execution.executionId()
+          + " --verified|--not-applied --reason …", ErrorTypes.INVALID_TRANSITION);
+    }
     if (inbox.resolutionWaiting()) {
       throw ApplicationFailure.newNonRetryableFailure(
           "a resolution of execution " + execution.executionId() + " is being decided; try again when it is",
@@ -284,6 +346,38 @@ public final class ToolExecutionWorkflowImpl implements ToolExecutionWorkflow {
     Workflow.await(() -> presented.done() || execution.state() != ExecutionState.NEEDS_REVIEW);
     throwIfRefused(presented);
     Workflow.await(() -> execution.state() != ExecutionState.NEEDS_REVIEW);
+    return execution.record();
+  }
+
+  @Override
+  public void validateVerify(VerificationDecision decision) {
+    if (!input.contract().replay().untilVerified()) {
+      throw ApplicationFailure.newNonRetryableFailure("execution " + execution.executionId() + " is not kept until verified "
+          + "(its contract has no replay.verify); nothing to verify", ErrorTypes.INVALID_TRANSITION);
+    }
+    VerificationLog v = execution.verification();
+    boolean open = v.pending() || (v.givenUp() && execution.state() == ExecutionState.NEEDS_REVIEW);
+    if (!open) {
+      throw ApplicationFailure.newNonRetryableFailure("execution " + execution.executionId() + " is " + execution.record().view()
+          + "; its verification is not waiting for a verdict", ErrorTypes.INVALID_TRANSITION);
+    }
+    if (inbox.verificationWaiting()) {
+      throw ApplicationFailure.newNonRetryableFailure("a verdict on execution " + execution.executionId()
+          + " is being decided; try again when it is", ErrorTypes.INVALID_TRANSITION);
+    }
+  }
+
+  @Override
+  public ExecutionRecord verify(VerificationDecision decision) {
+    Inbox.Presented presented = inbox.presentVerification(decision);
+    Workflow.await(() -> presented.done() || !(execution.verification().pending() || execution.verification().givenUp()));
+    if (!presented.done()) {
+      // A check settled it in the same task: the verdict was not taken (state only: the inbox is emptied).
+      inbox.takeVerification();
+      throw ApplicationFailure.newNonRetryableFailure("execution " + execution.executionId() + " became "
+          + execution.record().view() + " before this verdict was taken; nothing was changed", ErrorTypes.INVALID_TRANSITION);
+    }
+    throwIfRefused(presented);
     return execution.record();
   }
 

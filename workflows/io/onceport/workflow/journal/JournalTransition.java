@@ -35,7 +35,17 @@ public enum JournalTransition {
   /** A send the journal already held (a reset or replayed history asked for it again): not sent again. */
   SENT_BEFORE,
   /** A reset run of the execution began (written once per run, by {@code JournalActivities.resetRun}). */
-  RESET;
+  RESET,
+  /** One check of an execution kept until verified: its verdict, status and what the pointers held (attempt: the check's number). */
+  VERIFICATION_CHECK,
+  /** The effect was confirmed (by a check or an operator); identical calls attach for the verified window. */
+  VERIFIED,
+  /** The effect was found absent (by a check or an operator): a fact for the replay policy. */
+  NOT_APPLIED,
+  /** No verdict before {@code give_up_after}: the execution waits for an operator's verdict. */
+  VERIFICATION_GIVEN_UP,
+  /** An operator's signed verdict on the effect ({@code onceport executions verify}). */
+  VERIFICATION_DECIDED;
 
   private final String wireName = name().toLowerCase(Locale.ROOT);
 

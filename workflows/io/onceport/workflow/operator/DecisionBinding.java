@@ -11,7 +11,8 @@ import java.util.Objects;
  * refused).
  *
  * @param kind {@code approval} (approve/deny an execution awaiting approval), {@code resolution}
- *     (resolve a needs_review execution) or {@code session} (authorize/deny an agent session)
+ *     (resolve a needs_review execution), {@code session} (authorize/deny an agent session) or
+ *     {@code verification} (the effect of an execution kept until verified is there, or absent)
  * @param allowedDecisions e.g. {@code [approve, deny]}, {@code [completed, failed, redispatch]},
  *     {@code [authorize, deny]}
  * @param actor for a {@code session} decision, the actor the session belongs to: a statement
@@ -23,6 +24,8 @@ public record DecisionBinding(
   public static final String APPROVAL = "approval";
   public static final String RESOLUTION = "resolution";
   public static final String SESSION = "session";
+  /** An operator's verdict on the effect of an execution kept {@code until_verified}. */
+  public static final String VERIFICATION = "verification";
 
   public static final String APPROVE = "approve";
   public static final String DENY = "deny";
@@ -30,6 +33,8 @@ public record DecisionBinding(
   public static final String FAILED = "failed";
   public static final String REDISPATCH = "redispatch";
   public static final String AUTHORIZE = "authorize";
+  public static final String VERIFIED = "verified";
+  public static final String NOT_APPLIED = "not_applied";
 
   /** The decisions each kind can carry, in the words a statement uses. */
   public static List<String> decisionsOf(String kind) {
@@ -37,7 +42,9 @@ public record DecisionBinding(
       case APPROVAL -> List.of(APPROVE, DENY);
       case RESOLUTION -> List.of(COMPLETED, FAILED, REDISPATCH);
       case SESSION -> List.of(AUTHORIZE, DENY);
-      default -> throw new IllegalArgumentException("Invalid decision kind: " + kind + " (expected approval, resolution or session)");
+      case VERIFICATION -> List.of(VERIFIED, NOT_APPLIED);
+      default -> throw new IllegalArgumentException("Invalid decision kind: " + kind
+          + " (expected approval, resolution, session or verification)");
     };
   }
 

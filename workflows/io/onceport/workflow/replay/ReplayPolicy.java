@@ -36,7 +36,15 @@ import java.util.Objects;
  *       status query, same-key re-send where the class allows it (bounded as above), or an operator.
  *   <li>An operator's resolution is final: completed, failed, or redispatch (re-send under the
  *       same key, whatever the class: the operator checked the target).
+ *   <li>{@code attach_window: until_verified}: a completed action whose effect a verification check
+ *       (at least {@code settle} after the send ended) or an operator found absent is re-sent under
+ *       the same key where the class allows re-sends ({@code idempotency_key}, {@code status_query};
+ *       bounded by the sends in all), and waits for an operator for {@code irreversible} — never a
+ *       second action under a new key.
  * </ul>
+ *
+ * <p>Long because: it is the one place every send is decided (the rules above); split, the table
+ * rendered from it and the exhaustive tests would probe several classes that must agree.
  */
 public final class ReplayPolicy {
   /** The policy with the documented defaults. */
@@ -97,7 +105,15 @@ public final class ReplayPolicy {
     /** An operator resolved it as failed. */
     RESOLVED_FAILED,
     /** An operator established it did not run and asked to send it again. */
-    RESOLVED_REDISPATCH
+    RESOLVED_REDISPATCH,
+    /**
+     * A verification check found the effect of a completed action absent ({@code attach_window:
+     * until_verified}, {@code not_applied_when}): the target answered, but what it was to change is
+     * unchanged. Not proof that nothing acted; proof that the effect is not there.
+     */
+    NOT_APPLIED,
+    /** An operator established the effect absent ({@code onceport executions verify --not-applied}). */
+    RESOLVED_NOT_APPLIED
   }
 
   /** What happens next. */
@@ -117,7 +133,12 @@ public final class ReplayPolicy {
     /** Fail without having executed anything. */
     FAIL_NOT_EXECUTED,
     /** Ask an operator: the outcome is unknown and may not be guessed. */
-    NEEDS_REVIEW;
+    NEEDS_REVIEW,
+    /**
+     * Check the effect again, after {@link Step#delay()} at the earliest: a "not applied" answer
+     * obtained before {@code settle} passed since the send ended proves nothing yet.
+     */
+    CHECK_EFFECT;
 
     /** True for the steps that put a request on the wire. */
     public boolean sends() {
@@ -205,7 +226,31 @@ public final class ReplayPolicy {
       case RESOLVED_COMPLETED -> now(Action.SETTLE_COMPLETED, "an operator resolved it as completed");
       case RESOLVED_FAILED -> now(Action.SETTLE_FAILED, "an operator resolved it as failed");
       case RESOLVED_REDISPATCH -> now(Action.RESEND_SAME_KEY, "an operator established it did not run");
+      case NOT_APPLIED -> notApplied(replay, s, "a verification check found the effect absent", true);
+      case RESOLVED_NOT_APPLIED -> notApplied(replay, s, "an operator found the effect absent", false);
     };
+  }
+
+  /**
+   * The effect of a completed action is absent: where the class allows a re-send after an unknown
+   * outcome or a status query's proof ({@code idempotency_key}, {@code status_query}; {@code
+   * read_only} has no effect to verify), it is sent again under the same key, bounded by {@link
+   * Builder#setMaxSends}; {@code irreversible} waits for an operator. A check's answer counts only
+   * once {@code settle} has passed since the last send ended (the target may still be applying it);
+   * an operator's is taken at once.
+   */
+  private Step notApplied(ReplayClass replay, Situation s, String what, boolean settleFirst) {
+    if (settleFirst && s.sinceLastSendEndedMillis() < s.settleMillis()) {
+      return new Step(Action.CHECK_EFFECT, Duration.ofMillis(s.settleMillis() - s.sinceLastSendEndedMillis()),
+          what + ", but before the settle time passed: checking again once it has");
+    }
+    if (replay == ReplayClass.IRREVERSIBLE) {
+      return now(Action.NEEDS_REVIEW, what + "; an irreversible action is never re-sent automatically");
+    }
+    if (s.sends() >= maxSends) {
+      return now(Action.NEEDS_REVIEW, what + " after " + s.sends() + " sends under the same key");
+    }
+    return now(Action.RESEND_SAME_KEY, what + "; sending again under the same key (send " + (s.sends() + 1) + " of " + maxSends + ")");
   }
 
   private Step notSent(Situation s) {

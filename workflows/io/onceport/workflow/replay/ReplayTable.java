@@ -103,6 +103,7 @@ public final class ReplayTable {
       case SETTLE_FAILED -> "failed";
       case FAIL_NOT_EXECUTED -> "failed, not executed";
       case NEEDS_REVIEW -> "`needs_review`";
+      case CHECK_EFFECT -> "checked again";
     };
   }
 }

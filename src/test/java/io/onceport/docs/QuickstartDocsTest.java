@@ -246,7 +246,7 @@ class QuickstartDocsTest {
    * same intent key and a new one for a new key; returns both ids.
    */
   private static List<String> assertCalled(String out) {
-    assertTrue(out.contains("tools: create_release, create_release_keyed, list_releases, onceport_execution_status, "
+    assertTrue(out.contains("tools: create_release, create_release_keyed, list_releases, onceport_execution_status, rotate_credential, "
         + "send_notification"), out);
     Matcher completed = Pattern.compile("(?m)^completed (act_[0-9A-Z]{26})$").matcher(out);
     assertTrue(completed.find(), out);

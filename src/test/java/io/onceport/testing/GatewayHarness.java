@@ -92,6 +92,13 @@ public final class GatewayHarness implements AutoCloseable {
         java.util.function.UnaryOperator.identity());
   }
 
+  /** As {@link #onTemporalCli(Path, Duration, java.util.List)}, with further contracts (see the constructor). */
+  public static GatewayHarness onTemporalCli(Path binary, Duration callWait, java.util.Map<String, String> extraContracts)
+      throws IOException {
+    return new GatewayHarness(true, callWait, java.util.List.of(), extraContracts, binary, false,
+        java.util.function.UnaryOperator.identity());
+  }
+
   /**
    * As {@link #onTemporalCli(Path, Duration, java.util.List)} without a worker: the test starts and
    * stops its own (the front end then reads as a front end in its own process does).

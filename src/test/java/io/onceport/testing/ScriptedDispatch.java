@@ -80,6 +80,17 @@ public final class ScriptedDispatch implements DispatchActivities {
     return next == null ? new StatusResult(StatusResult.Verdict.UNKNOWN, null, "no script") : next;
   }
 
+  /** Verification checks answer from this script, in order; an empty script answers "not yet known". */
+  public final ConcurrentLinkedDeque<io.onceport.workflow.verify.VerifyAnswer> verifyScript = new ConcurrentLinkedDeque<>();
+  public final List<io.onceport.workflow.verify.VerifyRequest> verifications = new CopyOnWriteArrayList<>();
+
+  @Override
+  public io.onceport.workflow.verify.VerifyAnswer verifyEffect(io.onceport.workflow.verify.VerifyRequest request) {
+    verifications.add(request);
+    io.onceport.workflow.verify.VerifyAnswer next = verifyScript.poll();
+    return next == null ? io.onceport.workflow.verify.VerifyAnswer.noAnswer("no script") : next;
+  }
+
   public static DispatchResult ok(int status, String body) {
     return DispatchResult.http(status, Map.of(), body, false, 1);
   }

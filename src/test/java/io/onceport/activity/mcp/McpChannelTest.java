@@ -287,6 +287,37 @@ class McpChannelTest {
   }
 
   @Test
+  void aVerificationCheckCallsTheUpstreamReadToolAndReadsItsStructuredContent() throws Exception {
+    McpSpec spec = keyed.spec("create_ticket");
+    io.onceport.workflow.contract.VerifySpec verify = io.onceport.workflow.contract.VerifySpec.newBuilder()
+        .setMcp("ticket_status", "{\"key\":\"{{execution_id}}\"}")
+        .setVerifiedWhen(new io.onceport.workflow.contract.VerifyCondition(List.of(), "/state", null, "\"created\"", null))
+        .setNotAppliedWhen(new io.onceport.workflow.contract.VerifyCondition(List.of(), "/state", null, "\"not_found\"", null))
+        .build();
+    ToolContract kept = ToolContract.mcp("t_verify", "", "{\"type\":\"object\"}", null, spec,
+        new ReplaySpec(ReplayClass.IDEMPOTENCY_KEY, Duration.ofMinutes(5), null, verify), List.of(), List.of());
+    DispatchRequest created = new DispatchRequest("act_01JMCPVERIFY" + System.nanoTime(), "hmac-sha256:x", kept,
+        "{\"title\":\"verify\"}", 1);
+    channel.dispatch(created, context);
+    io.onceport.workflow.verify.VerifyRequest.Expectation isCreated =
+        new io.onceport.workflow.verify.VerifyRequest.Expectation("\"created\"", "literal", null);
+    io.onceport.workflow.verify.VerifyRequest.Expectation isMissing =
+        new io.onceport.workflow.verify.VerifyRequest.Expectation("\"not_found\"", "literal", null);
+
+    io.onceport.workflow.verify.VerifyAnswer found = channel.verify(new io.onceport.workflow.verify.VerifyRequest(
+        created.executionId(), "hmac-sha256:x", kept, created.arguments(), 1, isCreated, isMissing), context);
+    io.onceport.workflow.verify.VerifyAnswer absent = channel.verify(new io.onceport.workflow.verify.VerifyRequest(
+        "act_01JMCPNEVERSENT" + System.nanoTime(), "hmac-sha256:x", kept, "{\"title\":\"never\"}", 1, isCreated, isMissing),
+        context);
+
+    assertEquals(io.onceport.workflow.verify.VerifyAnswer.Verdict.VERIFIED, found.verdict(), found.detail());
+    assertEquals("\"created\"", found.held().get(0).value());
+    assertNull(found.status(), "an mcp answer has no status");
+    assertEquals(io.onceport.workflow.verify.VerifyAnswer.Verdict.NOT_APPLIED, absent.verdict(), absent.detail());
+    assertEquals(1, keyed.calls("create_ticket", "title", "verify").size(), "the checks only read");
+  }
+
+  @Test
   void aVaultCredentialIsSentAsABearerTokenAndAnEchoOfItIsRedactedFromTheAnswer() throws Exception {
     String secret = "tok-" + System.nanoTime();
     try (UpstreamServers.Http guarded = UpstreamServers.Http.start(0, java.util.Map.of("UPSTREAM_TOKEN", secret),

@@ -188,7 +188,7 @@ class OperatorCommandTest {
     String k = keys().toString();
     assertEquals(new Run(1, "", "onceport: --decision for a approval must be one of approve, deny, not 'redispatch'\n"),
         run("operator", "sign", "approval", "act_01", "--decision", "redispatch", "--fingerprint", "x", "--key-dir", k, "--operator", "carol"));
-    assertEquals(new Run(1, "", "onceport: Invalid decision kind: vote (expected approval, resolution or session)\n"),
+    assertEquals(new Run(1, "", "onceport: Invalid decision kind: vote (expected approval, resolution, session or verification)\n"),
         run("operator", "sign", "vote", "act_01", "--decision", "approve", "--key-dir", k, "--operator", "carol"));
     assertEquals(new Run(1, "", "onceport: --reason must not be empty for a denial\n"),
         run("operator", "sign", "session", "mcp:a/1", "--decision", "deny", "--key-dir", k, "--operator", "carol"));

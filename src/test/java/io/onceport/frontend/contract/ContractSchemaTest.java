@@ -181,16 +181,23 @@ class ContractSchemaTest {
   /** Variations of a valid contract, each with one mistake the schema states. */
   private static Map<String, String> mistakes() throws Exception {
     String base = Files.readString(Path.of("src/test/resources/contracts-valid/create_release.yaml"));
-    return Map.of(
-        "unknown_top_level_field", base + "fingerprnt: {ignore: []}\n",
-        "unknown_replay_class", base.replace("class: status_query", "class: at_most_once"),
-        "duration_without_designator", base.replace("attach_window: PT2H", "attach_window: 2h"),
-        "zero_timeout", base.replace("url: http://127.0.0.1:8766/v1/releases/{{service}}",
-            "url: http://127.0.0.1:8766/v1/releases/{{service}}\n  timeout: PT0S"),
-        "status_code_out_of_range", base.replace("completed_when: [200]", "completed_when: [700]"),
-        "status_method_that_changes", base.replace("method: GET", "method: POST"),
-        "tool_name_with_a_space", base.replace("tool: create_release", "tool: create release"),
-        "reserved_tool_name", base.replace("tool: create_release", "tool: onceport_execution_status"),
-        "unknown_http_field", base.replace("idempotency_header:", "idempotency_headr:"));
+    String verify = "attach_window: until_verified\n  verify:\n    method: GET\n    url: http://127.0.0.1:8766/v1/releases/{{service}}\n"
+        + "    verified_when: {status: [200], pointer: /version, equals_argument: version}\n";
+    return Map.ofEntries(
+        Map.entry("verify_method_that_changes", base.replace("attach_window: PT2H\n", verify.replace("method: GET", "method: PUT"))),
+        Map.entry("verify_pointer_without_slash", base.replace("attach_window: PT2H\n", verify.replace("pointer: /version", "pointer: version"))),
+        Map.entry("verify_condition_without_status", base.replace("attach_window: PT2H\n", verify.replace("status: [200], ", ""))),
+        Map.entry("unknown_verify_field", base.replace("attach_window: PT2H\n", verify + "    evry: PT1M\n")),
+        Map.entry("attach_window_word", base.replace("attach_window: PT2H", "attach_window: until_done")),
+        Map.entry("unknown_top_level_field", base + "fingerprnt: {ignore: []}\n"),
+        Map.entry("unknown_replay_class", base.replace("class: status_query", "class: at_most_once")),
+        Map.entry("duration_without_designator", base.replace("attach_window: PT2H", "attach_window: 2h")),
+        Map.entry("zero_timeout", base.replace("url: http://127.0.0.1:8766/v1/releases/{{service}}",
+            "url: http://127.0.0.1:8766/v1/releases/{{service}}\n  timeout: PT0S")),
+        Map.entry("status_code_out_of_range", base.replace("completed_when: [200]", "completed_when: [700]")),
+        Map.entry("status_method_that_changes", base.replace("method: GET", "method: POST")),
+        Map.entry("tool_name_with_a_space", base.replace("tool: create_release", "tool: create release")),
+        Map.entry("reserved_tool_name", base.replace("tool: create_release", "tool: onceport_execution_status")),
+        Map.entry("unknown_http_field", base.replace("idempotency_header:", "idempotency_headr:")));
   }
 }

@@ -66,6 +66,13 @@ import net.jqwik.api.lifecycle.BeforeContainer;
  * target received for that execution id); no second execution for an intent whose agent never got
  * a delivered answer. Totals are printed at the end of each property.
  *
+ * <p>With verification in play ({@code attach_window: until_verified}, in a random half of the cases
+ * of every class but {@code read_only}): checks answer the truth (the target acted: verified; it did
+ * not: not applied), "not yet known" (202) or fail, and an operator settles a verification that gave
+ * up by the truth. Further invariants: a run never closes while its verification is pending; a check
+ * never verifies an effect the target did not make; a re-send after "not applied" follows a check
+ * made at least {@code settle} after the send ended, and only where the class allows it.
+ *
  * <p>The default run tries 300 cases; {@code mvn -B test -DexcludedGroups= -Dgroups=long} runs the
  * 10,000-case version.
  */
@@ -101,10 +108,18 @@ class ToolExecutionModelCheckTest {
   /** What the status facility does on one query. */
   enum StatusFault { TRUTH, PROCESSING_202, QUERY_FAILS }
 
+  /** What one verification check of an execution kept until verified answers. */
+  enum VerifyFault { TRUTH, NOT_YET_202, CHECK_FAILS }
+
   /** What the agent, its client or an operator does next. */
   enum Op { DUPLICATE_CALL, RETRY_NEW_ID, CANCEL, DISCONNECT, DELIVER, ADVANCE, OPERATOR }
 
-  record Case(ReplayClass replay, List<SendFault> sends, List<StatusFault> statuses, List<Op> ops, List<Integer> advances) {}
+  record Case(ReplayClass replay, List<SendFault> sends, List<StatusFault> statuses, List<Op> ops, List<Integer> advances,
+      boolean untilVerified, List<VerifyFault> checks) {
+    boolean verifies() {
+      return untilVerified && replay != ReplayClass.READ_ONLY;
+    }
+  }
 
   // ---- the recording target ----
 
@@ -132,6 +147,7 @@ class ToolExecutionModelCheckTest {
     final Map<String, Case> plans = new ConcurrentHashMap<>();
     final Map<String, AtomicInteger> sendIndex = new ConcurrentHashMap<>();
     final Map<String, AtomicInteger> statusIndex = new ConcurrentHashMap<>();
+    final Map<String, AtomicInteger> verifyIndex = new ConcurrentHashMap<>();
     final Map<String, Ledger> ledgers = new ConcurrentHashMap<>();
     final Map<String, String> intentOf = new ConcurrentHashMap<>();
 
@@ -188,6 +204,11 @@ class ToolExecutionModelCheckTest {
     }
 
     @Override
+    public io.onceport.workflow.verify.VerifyAnswer verify(io.onceport.workflow.verify.VerifyRequest r, DispatchContext context) {
+      return verifyFromLedger(r);
+    }
+
+    @Override
     public StatusResult queryStatus(DispatchRequest r, DispatchContext context) {
       Case c = plans.get(r.fingerprint());
       int i = statusIndex.computeIfAbsent(r.fingerprint(), k -> new AtomicInteger()).getAndIncrement();
@@ -203,6 +224,23 @@ class ToolExecutionModelCheckTest {
           ? new StatusResult(StatusResult.Verdict.COMPLETED, DispatchResult.http(200, Map.of(), "{}", false, 1), "found")
           : new StatusResult(StatusResult.Verdict.NOT_EXECUTED, DispatchResult.http(404, Map.of(), "", false, 1), "404");
     }
+  }
+
+  /** The model's verification: the truth of the ledger (after late acts), "not yet known", or a failed check. */
+  static io.onceport.workflow.verify.VerifyAnswer verifyFromLedger(io.onceport.workflow.verify.VerifyRequest r) {
+    Case c = target.plans.get(r.fingerprint());
+    int i = target.verifyIndex.computeIfAbsent(r.fingerprint(), k -> new AtomicInteger()).getAndIncrement();
+    VerifyFault fault = c == null || i >= c.checks().size() ? VerifyFault.TRUTH : c.checks().get(i);
+    return switch (fault) {
+      case CHECK_FAILS -> throw ApplicationFailure.newFailure("verification endpoint unreachable (model)", ErrorTypes.NOT_SENT);
+      case NOT_YET_202 -> new io.onceport.workflow.verify.VerifyAnswer(io.onceport.workflow.verify.VerifyAnswer.Verdict.NOT_YET_KNOWN,
+          202, List.of(), "not yet known: 202 (model)");
+      case TRUTH -> target.ledger(r.executionId()).acted(env.currentTimeMillis())
+          ? new io.onceport.workflow.verify.VerifyAnswer(io.onceport.workflow.verify.VerifyAnswer.Verdict.VERIFIED, 200, List.of(),
+              "the effect is there (model)")
+          : new io.onceport.workflow.verify.VerifyAnswer(io.onceport.workflow.verify.VerifyAnswer.Verdict.NOT_APPLIED, 410, List.of(),
+              "the effect is absent (model)");
+    };
   }
 
   /** The real send activity, except that a "worker lost" send never completes (the server times it out). */
@@ -238,6 +276,11 @@ class ToolExecutionModelCheckTest {
     @Override
     public StatusResult queryStatus(DispatchRequest request) {
       return real.queryStatus(request);
+    }
+
+    @Override
+    public io.onceport.workflow.verify.VerifyAnswer verifyEffect(io.onceport.workflow.verify.VerifyRequest request) {
+      return real.verifyEffect(request);
     }
   }
 
@@ -312,7 +355,11 @@ class ToolExecutionModelCheckTest {
         net.jqwik.api.Tuple.of(1, Arbitraries.just(StatusFault.QUERY_FAILS))).list().ofMaxSize(4);
     Arbitrary<List<Op>> ops = Arbitraries.of(Op.class).list().ofMaxSize(7);
     Arbitrary<List<Integer>> advances = Arbitraries.of(0, 500, 2_000, 4_999, 6_000, 20_000, 70_000).list().ofSize(7);
-    return Combinators.combine(replay, sends, statuses, ops, advances).as(Case::new);
+    Arbitrary<List<VerifyFault>> checks = Arbitraries.frequencyOf(
+        net.jqwik.api.Tuple.of(3, Arbitraries.just(VerifyFault.TRUTH)),
+        net.jqwik.api.Tuple.of(2, Arbitraries.just(VerifyFault.NOT_YET_202)),
+        net.jqwik.api.Tuple.of(1, Arbitraries.just(VerifyFault.CHECK_FAILS))).list().ofMaxSize(8);
+    return Combinators.combine(replay, sends, statuses, ops, advances, Arbitraries.of(true, false), checks).as(Case::new);
   }
 
   // ---- totals ----
@@ -326,6 +373,12 @@ class ToolExecutionModelCheckTest {
     final AtomicLong lost = new AtomicLong();
     final AtomicLong needsReview = new AtomicLong();
     final AtomicLong resends = new AtomicLong();
+    final AtomicLong keptUntilVerified = new AtomicLong();
+    final AtomicLong seenPending = new AtomicLong();
+    final AtomicLong verified = new AtomicLong();
+    final AtomicLong notApplied = new AtomicLong();
+    final AtomicLong givenUp = new AtomicLong();
+    final AtomicLong verdicts = new AtomicLong();
   }
 
   private Totals totals = new Totals();
@@ -334,9 +387,12 @@ class ToolExecutionModelCheckTest {
   void printTotals() {
     System.out.printf("model check totals: intended actions %d, sends %d (same-key re-sends %d), "
             + "duplicate side effects with different keys %d, same-key double acts for at-most-once classes %d, "
-            + "stuck executions %d, lost executions %d (ended in needs_review before an operator: %d)%n",
+            + "stuck executions %d, lost executions %d (ended in needs_review before an operator: %d); "
+            + "kept until verified %d (seen pending %d, verified %d, not applied %d, given up %d, operator verdicts %d)%n",
         totals.intents.get(), totals.sends.get(), totals.resends.get(), totals.duplicateDifferentKeys.get(),
-        totals.sameKeyDoubleActs.get(), totals.stuck.get(), totals.lost.get(), totals.needsReview.get());
+        totals.sameKeyDoubleActs.get(), totals.stuck.get(), totals.lost.get(), totals.needsReview.get(),
+        totals.keptUntilVerified.get(), totals.seenPending.get(), totals.verified.get(), totals.notApplied.get(),
+        totals.givenUp.get(), totals.verdicts.get());
     totals = new Totals();
   }
 
@@ -351,6 +407,21 @@ class ToolExecutionModelCheckTest {
     check(c);
   }
 
+  /** The same contract with {@code attach_window: until_verified}: checks every second, giving up after a minute. */
+  static ToolContract keptUntilVerified(ToolContract c) {
+    io.onceport.workflow.contract.VerifySpec verify = io.onceport.workflow.contract.VerifySpec.newBuilder()
+        .setHttp("GET", "http://127.0.0.1:9/v1/releases/verify/{{execution_id}}")
+        .setEvery(Duration.ofSeconds(1))
+        .setGiveUpAfter(Duration.ofMinutes(1))
+        .setVerifiedWindow(Duration.ofSeconds(5))
+        .setVerifiedWhen(io.onceport.workflow.contract.VerifyCondition.status(List.of(200)))
+        .setNotAppliedWhen(io.onceport.workflow.contract.VerifyCondition.status(List.of(410)))
+        .build();
+    return new ToolContract(c.tool() + "_verified", c.description(), c.inputSchema(), c.outputSchema(), c.channel(), c.http(), c.ssh(),
+        new io.onceport.workflow.contract.ReplaySpec(c.replayClass(), c.replay().attachWindow(), c.replay().status(), verify),
+        c.fingerprintIgnore(), c.fingerprintSecret(), c.resultFormat(), c.mcp());
+  }
+
   // ---- the driver ----
 
   private static final AtomicInteger COUNTER = new AtomicInteger();
@@ -363,6 +434,10 @@ class ToolExecutionModelCheckTest {
     String fingerprint = "hmac-sha256:" + String.format("%064x", n);
     target.plans.put(fingerprint, c);
     ToolContract contract = Contracts.http("model_" + c.replay().wireName(), c.replay(), "http://127.0.0.1:9", WINDOW);
+    if (c.verifies()) {
+      contract = keptUntilVerified(contract);
+      totals.keptUntilVerified.incrementAndGet();
+    }
     ExecutionInput input = ExecutionInput.of(fingerprint, contract.tool(), "agent:model", "actor:agent:model", null, "s1",
         "http://127.0.0.1:9/v1/releases", "POST", contract, "{\"n\":" + n + "}", "auto");
     String workflowId = "model-" + n;
@@ -446,11 +521,21 @@ class ToolExecutionModelCheckTest {
           .setWorkflowId(workflowId).setTaskQueue(QUEUE)
           .setWorkflowIdConflictPolicy(WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING)
           .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE).build());
-      ExecutionRecord r = WorkflowClient.executeUpdateWithStart(stub::attach,
+      ExecutionRecord r;
+      try {
+        r = WorkflowClient.executeUpdateWithStart(stub::attach,
           new AttachRequest(lastCall, input.fingerprint(), jsonRpcId, "s1", null, null, "2025-06-18", "model/1", "127.0.0.1", "fe",
               Instant.now().toString(), 0),
           UpdateOptions.<ExecutionRecord>newBuilder().setUpdateId(lastCall).setWaitForStage(WorkflowUpdateStage.COMPLETED).build(),
           new WithStartWorkflowOperation<>(stub::run, input));
+      } catch (io.temporal.client.WorkflowUpdateException e) {
+        // RunClosing (the client sees it wrapped: its type is in the failure's message)
+        if (String.valueOf(e.getCause() == null ? null : e.getCause().getMessage()).contains("no longer takes calls")) {
+          calls--;
+          return; // past its tail or verified window: a call now is a new intent, which the model does not make
+        }
+        throw e;
+      }
       runId = r.runId();
       if (!executionIds.contains(r.executionId())) {
         executionIds.add(r.executionId());
@@ -505,6 +590,10 @@ class ToolExecutionModelCheckTest {
       if (r.state() != ExecutionState.NEEDS_REVIEW) {
         return;
       }
+      if (r.verification() != null && ExecutionRecord.Verification.GIVEN_UP.equals(r.verification().state())) {
+        verdict(r);
+        return;
+      }
       Ledger l = target.ledger(r.executionId());
       long now = env.currentTimeMillis();
       Resolution decision;
@@ -525,6 +614,22 @@ class ToolExecutionModelCheckTest {
         }
       }
       seen.add(running().resolve(decision));
+    }
+
+    /** Checks gave up: the operator looks at the target and signs what it sees (a late act may still land: a careful one waits). */
+    void verdict(ExecutionRecord r) {
+      Ledger l = target.ledger(r.executionId());
+      if (!l.acted(env.currentTimeMillis()) && l.lateActAt >= 0) {
+        env.sleep(Duration.ofMillis(TIMEOUT_MILLIS));
+      }
+      VerificationDecision.Decision d = l.acted(env.currentTimeMillis()) ? VerificationDecision.Decision.VERIFIED
+          : VerificationDecision.Decision.NOT_APPLIED;
+      io.onceport.workflow.operator.SignedDecision s = OPERATOR.sign(io.onceport.activity.operator.DecisionStatement.issue(
+          "verification", r.executionId(), r.fingerprint(), d.wireName(), "looked at the target's ledger", OPERATOR,
+          java.time.Instant.ofEpochMilli(env.currentTimeMillis()), Duration.ofMinutes(10)));
+      totals.verdicts.incrementAndGet();
+      seen.add(running().verify(new VerificationDecision(d, "looked at the target's ledger", OPERATOR.operator(), s.statement(),
+          s.signature())));
     }
 
     /** The operator's resolution, signed with the model operator's key at the engine's time. */
@@ -566,6 +671,7 @@ class ToolExecutionModelCheckTest {
         totals.stuck.incrementAndGet();
         throw new AssertionError("closed but neither final nor in review: " + last.view() + " for " + c);
       }
+      checkVerification(c, last);
       boolean atMostOnce = c.replay() == ReplayClass.IRREVERSIBLE || c.replay() == ReplayClass.STATUS_QUERY;
       int acts = 0;
       for (String key : executionIds) {
@@ -597,7 +703,7 @@ class ToolExecutionModelCheckTest {
         throw new AssertionError("irreversible re-sent without an operator: " + r.sends() + " for " + c);
       }
       if (c.replay() == ReplayClass.STATUS_QUERY) {
-        long proofs = r.statusChecks().stream().filter(s -> s.verdict().equals("not_executed")).count();
+        long proofs = r.statusChecks().stream().filter(s -> s.verdict().equals("not_executed")).count() + absentChecks(r).size();
         if (l.received.get() > 1 + redispatches + proofs) {
           throw new AssertionError("status_query re-sent without proof: " + r.sends() + " " + r.statusChecks() + " for " + c);
         }
@@ -611,6 +717,57 @@ class ToolExecutionModelCheckTest {
       }
     }
 
+    /** When the checks (of the latest the record keeps) found the effect absent. */
+    List<Long> absentChecks(ExecutionRecord r) {
+      return r.verification() == null ? List.of() : r.verification().checks().stream()
+          .filter(k -> k.verdict().equals("not_applied")).map(k -> Instant.parse(k.at()).toEpochMilli()).toList();
+    }
+
+    /**
+     * Kept until verified: the run never closed while the verification was pending, a check never
+     * verified an effect the target did not make, and the facts seen are counted.
+     */
+    void checkVerification(Case c, ExecutionRecord last) {
+      if (!c.verifies()) {
+        if (last.verification() != null) {
+          throw new AssertionError("a verification on an execution kept by time: " + last.verification() + " for " + c);
+        }
+        return;
+      }
+      if (last.verification() != null && last.verification().pending()) {
+        throw new AssertionError("closed while its verification was pending: " + last.verification() + " for " + c);
+      }
+      java.util.Set<String> states = new java.util.HashSet<>();
+      for (ExecutionRecord shown : seen) {
+        ExecutionRecord.Verification v = shown.verification();
+        if (v == null) {
+          continue;
+        }
+        states.add(v.state());
+        boolean byCheck = v.decision() == null || !"verified".equals(v.decision().decision());
+        if (ExecutionRecord.Verification.VERIFIED.equals(v.state()) && byCheck
+            && !target.ledger(shown.executionId()).acted(Long.MAX_VALUE)) {
+          throw new AssertionError("verified by a check, target never acted: " + v + " for " + c);
+        }
+      }
+      if (last.verification() != null) {
+        states.add(last.verification().state());
+        last.verification().checks().forEach(k -> states.add(k.verdict()));
+      }
+      if (states.contains(ExecutionRecord.Verification.PENDING)) {
+        totals.seenPending.incrementAndGet();
+      }
+      if (states.contains(ExecutionRecord.Verification.VERIFIED)) {
+        totals.verified.incrementAndGet();
+      }
+      if (states.contains(ExecutionRecord.Verification.NOT_APPLIED)) {
+        totals.notApplied.incrementAndGet();
+      }
+      if (states.contains(ExecutionRecord.Verification.GIVEN_UP)) {
+        totals.givenUp.incrementAndGet();
+      }
+    }
+
     /** Each re-send of a status_query tool followed a not-executed answer obtained ≥ settle after the previous send ended. */
     void checkProofsCameAfterSettle(ExecutionRecord r, Case c) {
       List<ExecutionRecord.Send> s = r.sends();
@@ -621,7 +778,8 @@ class ToolExecutionModelCheckTest {
         long prevEnd = Instant.parse(s.get(i - 1).endedAt()).toEpochMilli();
         long start = Instant.parse(s.get(i).startedAt()).toEpochMilli();
         boolean proof = r.statusChecks().stream().anyMatch(k -> k.verdict().equals("not_executed")
-            && Instant.parse(k.at()).toEpochMilli() >= prevEnd + TIMEOUT_MILLIS && Instant.parse(k.at()).toEpochMilli() <= start);
+            && Instant.parse(k.at()).toEpochMilli() >= prevEnd + TIMEOUT_MILLIS && Instant.parse(k.at()).toEpochMilli() <= start)
+            || absentChecks(r).stream().anyMatch(at -> at >= prevEnd + TIMEOUT_MILLIS && at <= start);
         if (!proof && redispatches == 0) {
           throw new AssertionError("send " + (i + 1) + " without a proof after settle: " + s + " " + r.statusChecks() + " for " + c);
         }

@@ -19,7 +19,8 @@ class JournalTransitionTest {
     assertEquals(List.of("accepted", "authorized", "awaiting_approval", "awaiting_session_authorization", "rejected",
             "cancelled", "dispatched", "not_sent", "outcome_unknown", "status_query", "needs_review", "review_resolved",
             "decision_refused", "outcome", "call", "delivered", "not_delivered", "cancel_refused", "attach_window_closed",
-            "sent_before", "reset"),
+            "sent_before", "reset", "verification_check", "verified", "not_applied", "verification_given_up",
+            "verification_decided"),
         Arrays.stream(JournalTransition.values()).map(JournalTransition::wireName).toList());
   }
 

@@ -9,6 +9,7 @@ import io.onceport.workflow.contract.ReplayClass;
 import io.onceport.workflow.replay.ReplayPolicy.Action;
 import io.onceport.workflow.replay.ReplayPolicy.Fact;
 import io.onceport.workflow.replay.ReplayPolicy.Situation;
+import io.onceport.workflow.replay.ReplayPolicy.Step;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -113,7 +114,9 @@ class ReplayPolicyTest {
               Action a = P.decide(c, f, s(sends, 0, checks, 1, since)).action();
               if (a == Action.RESEND_SAME_KEY) {
                 boolean proof = c == SQ && f == Fact.STATUS_NOT_EXECUTED && since >= SETTLE;
-                assertTrue(proof || f == Fact.RESOLVED_REDISPATCH, c + " " + f + " sends=" + sends + " since=" + since);
+                // until_verified: the effect proven absent (a check after settle, or an operator) is proof for status_query.
+                boolean absent = c == SQ && (f == Fact.NOT_APPLIED && since >= SETTLE || f == Fact.RESOLVED_NOT_APPLIED);
+                assertTrue(proof || absent || f == Fact.RESOLVED_REDISPATCH, c + " " + f + " sends=" + sends + " since=" + since);
               }
               if (c == IRR) {
                 assertFalse(a == Action.QUERY_STATUS, "irreversible never polls: " + f);
@@ -123,6 +126,25 @@ class ReplayPolicyTest {
         }
       }
     }
+  }
+
+  @Test
+  void anEffectFoundAbsentIsResentUnderTheSameKeyWhereTheClassAllowsItAndReviewedForIrreversible() {
+    long settled = SETTLE;
+    assertEquals(new Step(Action.RESEND_SAME_KEY, Duration.ZERO, "a verification check found the effect absent; sending again under "
+        + "the same key (send 2 of 4)"), P.decide(SQ, Fact.NOT_APPLIED, s(1, 0, 0, 0, settled)));
+    assertEquals(Action.RESEND_SAME_KEY, P.decide(ReplayClass.IDEMPOTENCY_KEY, Fact.NOT_APPLIED, s(1, 0, 0, 0, settled)).action());
+    assertEquals(new Step(Action.NEEDS_REVIEW, Duration.ZERO, "a verification check found the effect absent; an irreversible action "
+        + "is never re-sent automatically"), P.decide(IRR, Fact.NOT_APPLIED, s(1, 0, 0, 0, settled)));
+    assertEquals(new Step(Action.NEEDS_REVIEW, Duration.ZERO, "a verification check found the effect absent after 4 sends under the "
+        + "same key"), P.decide(SQ, Fact.NOT_APPLIED, s(4, 0, 0, 0, settled)));
+    // Before settle the target may still be applying it: checked again once settle has passed, whatever the class.
+    assertEquals(new Step(Action.CHECK_EFFECT, Duration.ofMillis(1_000), "a verification check found the effect absent, but before the "
+        + "settle time passed: checking again once it has"), P.decide(IRR, Fact.NOT_APPLIED, s(1, 0, 0, 0, SETTLE - 1_000)));
+    // An operator's verdict is taken at once.
+    assertEquals(Action.RESEND_SAME_KEY, P.decide(SQ, Fact.RESOLVED_NOT_APPLIED, s(1, 0, 0, 0, 0)).action());
+    assertEquals(new Step(Action.NEEDS_REVIEW, Duration.ZERO, "an operator found the effect absent; an irreversible action is never "
+        + "re-sent automatically"), P.decide(IRR, Fact.RESOLVED_NOT_APPLIED, s(1, 0, 0, 0, 0)));
   }
 
   @Test
