@@ -69,6 +69,10 @@ import okhttp3.Response;
  * port) it was configured for; a redirect elsewhere is not followed and its 3xx is the status
  * answer. Credentials therefore only ever go to the origin of the contract's URL.
  *
+ * <p>Long because: its four exchanges (send, safe read, status query, verification check) share
+ * one rule of what crossed the wire, one credential and header path and one redirect policy; split
+ * apart, each would carry its own copy of the rule that decides whether a failure may be retried.
+ *
  * <p><b>Redaction.</b> The secret of the request's credential is removed from the result's body
  * and headers before the result leaves the channel (see {@link SecretRedactor}); the result's
  * {@code redacted} lists the credential references that were found.
@@ -280,13 +284,8 @@ public final class HttpChannel implements DispatchChannel {
     HttpUrl url = newRequest(method, templates.url(status.url(), "status url"), status.url()).build().url();
     Credential credential = credential(spec, context);
     context.heartbeat("querying status");
-    long start = System.nanoTime();
     IntPredicate answers = code -> status.completedWhen().contains(code) || status.notExecutedWhen().contains(code);
-    StatusHop hop = statusHop("status query", method, url, spec, templates, credential, answers, start, 0);
-    for (int redirects = 1; hop.next() != null; redirects++) {
-      context.heartbeat("querying status (redirected)");
-      hop = statusHop("status query", method, hop.next(), spec, templates, credential, answers, start, redirects);
-    }
+    StatusHop hop = follow("status query", method, url, spec, templates, credential, answers, context);
     DispatchResult result = hop.result();
     int code = result.status();
     if (status.completedWhen().contains(code)) {
@@ -323,19 +322,26 @@ public final class HttpChannel implements DispatchChannel {
     HttpUrl url = newRequest(method, templates.url(verify.url(), "verify url"), verify.url()).build().url();
     Credential credential = credential(spec, context);
     context.heartbeat("verifying");
-    long start = System.nanoTime();
     IntPredicate answers = code -> verify.verifiedWhen().status().contains(code)
         || verify.notAppliedWhen() != null && verify.notAppliedWhen().status().contains(code);
-    StatusHop hop = statusHop("verification", method, url, spec, templates, credential, answers, start, 0);
-    for (int redirects = 1; hop.next() != null; redirects++) {
-      context.heartbeat("verifying (redirected)");
-      hop = statusHop("verification", method, hop.next(), spec, templates, credential, answers, start, redirects);
-    }
+    StatusHop hop = follow("verification", method, url, spec, templates, credential, answers, context);
     DispatchResult result = hop.result();
     VerifyAnswer answer = VerifyEvaluator.evaluate(verify, result.status(), VerifyEvaluator.parse(result.body()),
         request.verified(), request.notApplied());
     return hop.notFollowed() == null ? answer
         : new VerifyAnswer(answer.verdict(), answer.status(), answer.held(), answer.detail() + " (" + hop.notFollowed() + ")");
+  }
+
+  /** A status query's or verification's requests: the first, then each same-origin redirect {@link #statusHop} follows. */
+  private StatusHop follow(String what, String method, HttpUrl url, HttpSpec spec, HttpTemplates templates,
+      Credential credential, IntPredicate answers, DispatchContext context) {
+    long start = System.nanoTime();
+    StatusHop hop = statusHop(what, method, url, spec, templates, credential, answers, start, 0);
+    for (int redirects = 1; hop.next() != null; redirects++) {
+      context.heartbeat(what + " (redirected)");
+      hop = statusHop(what, method, hop.next(), spec, templates, credential, answers, start, redirects);
+    }
+    return hop;
   }
 
   /** One status request: its answer, or where a same-origin redirect leads; why a redirect was not followed. */
