@@ -26,7 +26,7 @@ public interface DispatchChannel {
   /**
    * One verification check of an execution kept {@code until_verified} ({@code replay.verify}): a
    * read, so any failure may simply be retried by the next check. Returns the verdict with what the
-   * pointers held, never the answer or a secret. Channels without verification (ssh) refuse.
+   * pointers held, never the answer or a secret. A channel without verification refuses.
    */
   default VerifyAnswer verify(VerifyRequest request, DispatchContext context) {
     throw ApplicationFailure.newNonRetryableFailure("channel " + request.contract().channel().name().toLowerCase(java.util.Locale.ROOT)

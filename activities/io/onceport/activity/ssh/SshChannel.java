@@ -9,10 +9,14 @@ import io.onceport.activity.dispatch.DispatchContext;
 import io.onceport.workflow.ErrorTypes;
 import io.onceport.workflow.contract.SshSpec;
 import io.onceport.workflow.contract.ToolContract;
+import io.onceport.workflow.contract.VerifySpec;
 import io.onceport.workflow.dispatch.DispatchRequest;
 import io.onceport.workflow.dispatch.DispatchResult;
 import io.onceport.workflow.dispatch.StatusResult;
 import io.onceport.workflow.dispatch.StatusResult.Verdict;
+import io.onceport.workflow.verify.VerifyAnswer;
+import io.onceport.workflow.verify.VerifyEvaluator;
+import io.onceport.workflow.verify.VerifyRequest;
 import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
 import java.time.Duration;
@@ -42,6 +46,10 @@ import net.schmizz.sshj.connection.channel.direct.Session;
  * (decoded as UTF-8); {@code truncated} says either was cut. The rest is drained and dropped, so a
  * chatty command never blocks on a full channel window.
  *
+ * <p>{@link #verify} runs a contract's {@code replay.verify.command} the same way, as a read: the
+ * contract author vouches that it changes nothing (Onceport cannot tell), and any failure to get
+ * its exit status is a retryable {@code NOT_SENT}, i.e. "not yet known" for the workflow.
+ *
  * <p>Stateless: one instance serves every activity thread; each call opens and closes its own
  * connection ({@link SshConnector}) and waits for the exit status with {@link ExitWaiter}.
  */
@@ -51,6 +59,12 @@ public final class SshChannel implements DispatchChannel {
   public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofMinutes(5);
   /** How long a status query may take once connected. */
   public static final Duration STATUS_TIMEOUT = Duration.ofSeconds(30);
+  /**
+   * How long a verification command may take once connected: a read such as {@code cat} or a
+   * CLI's {@code show} answers in well under a second; a check that has not answered in 30 s is
+   * "not yet known" and the next one comes on the schedule (30 s at the earliest), so checks never pile up.
+   */
+  public static final Duration VERIFY_TIMEOUT = Duration.ofSeconds(30);
 
   private static final String HELPER_REFUSED = "onceport-run: refused:";
   private static final String HELPER_LOST = "onceport-run: lost:";
@@ -59,6 +73,7 @@ public final class SshChannel implements DispatchChannel {
 
   private final Duration connectTimeout;
   private final Duration defaultCommandTimeout;
+  private final Duration verifyTimeout;
 
   public SshChannel() {
     this(DEFAULT_CONNECT_TIMEOUT, DEFAULT_COMMAND_TIMEOUT);
@@ -69,8 +84,17 @@ public final class SshChannel implements DispatchChannel {
    * @param defaultCommandTimeout bound on a command when its contract sets no timeout
    */
   public SshChannel(Duration connectTimeout, Duration defaultCommandTimeout) {
+    this(connectTimeout, defaultCommandTimeout, VERIFY_TIMEOUT);
+  }
+
+  /** As above, with the bound on a verification command ({@link #VERIFY_TIMEOUT} by default; tests shorten it). */
+  SshChannel(Duration connectTimeout, Duration defaultCommandTimeout, Duration verifyTimeout) {
     this.connectTimeout = Objects.requireNonNull(connectTimeout, "connectTimeout == null");
     this.defaultCommandTimeout = Objects.requireNonNull(defaultCommandTimeout, "defaultCommandTimeout == null");
+    this.verifyTimeout = Objects.requireNonNull(verifyTimeout, "verifyTimeout == null");
+    if (verifyTimeout.isNegative() || verifyTimeout.isZero()) {
+      throw new IllegalArgumentException("Invalid verify timeout: " + verifyTimeout);
+    }
     if (connectTimeout.isNegative() || connectTimeout.isZero()) {
       throw new IllegalArgumentException("Invalid connect timeout: " + connectTimeout);
     }
@@ -153,6 +177,58 @@ public final class SshChannel implements DispatchChannel {
       closeQuietly(client);
     }
     return verdict(output, spec);
+  }
+
+  /**
+   * One verification check ({@code replay.verify} of an ssh tool): the check's {@code command},
+   * rendered and quoted as the tool's own command (same placeholders, working directory, pinned host
+   * key, user and key), run directly (never through the marker helper: it is not the action), for at
+   * most {@link #VERIFY_TIMEOUT}. The conditions' {@code status} lists the exit status; their
+   * pointers read stdout parsed as JSON (stdout that is not JSON: pointer conditions are "not yet
+   * known", a status-only condition still decides). Output is capped as a dispatch's. Only the
+   * verdict, the exit status and what the pointers held come back; stderr never does. Any failure to
+   * get an exit status is a retryable {@code NOT_SENT} ("not yet known"); a host key other than the
+   * pinned one stays {@code HOST_KEY_MISMATCH}.
+   */
+  @Override
+  public VerifyAnswer verify(VerifyRequest request, DispatchContext context) {
+    ToolContract contract = request.contract();
+    if (contract.channel() != ToolContract.Channel.SSH || contract.replay().verify().command() == null) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "tool " + contract.tool() + " has no ssh verification command", ErrorTypes.INVALID_REQUEST);
+    }
+    SshSpec spec = contract.ssh();
+    VerifySpec verify = contract.replay().verify();
+    String line = RemoteCommand.commandLine(spec.workingDir(),
+        RemoteCommand.renderArgv(verify.command(), request.arguments(), request.executionId()));
+    SSHClient client = SshConnector.connect(spec, context, connectTimeout);
+    Output output;
+    try {
+      Session session = openSession(client, spec);
+      context.heartbeat("verifying");
+      Session.Command command;
+      try {
+        command = session.exec(line);
+      } catch (IOException | RuntimeException e) {
+        throw ApplicationFailure.newFailureWithCause(
+            "SSH verification command on " + target(spec) + " failed: " + e.getMessage(), ErrorTypes.NOT_SENT, e);
+      }
+      output = await(client, command, verifyTimeout, context, spec);
+    } catch (ApplicationFailure e) {
+      if (ErrorTypes.OUTCOME_UNKNOWN.equals(e.getType())) {
+        throw ApplicationFailure.newFailureWithCause(
+            "SSH verification command on " + target(spec) + " got no answer: " + e.getOriginalMessage(), ErrorTypes.NOT_SENT, e);
+      }
+      throw e;
+    } finally {
+      closeQuietly(client);
+    }
+    VerifyAnswer answer = VerifyEvaluator.evaluate(verify, output.exitStatus, VerifyEvaluator.parse(output.stdout),
+        request.verified(), request.notApplied());
+    return output.truncated
+        ? new VerifyAnswer(answer.verdict(), answer.status(), answer.held(), answer.detail() + " (output cut at "
+            + DispatchResult.BODY_CAP + " bytes)")
+        : answer;
   }
 
   static StatusResult verdict(Output output, SshSpec spec) {

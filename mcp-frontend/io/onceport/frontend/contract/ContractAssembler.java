@@ -87,7 +87,11 @@ final class ContractAssembler {
     VerifySpec.Builder b = VerifySpec.newBuilder().setVerifiedWindow(verifiedWindow);
     ContractFile.HttpVerify h = bound.httpVerify();
     ContractFile.McpVerify m = bound.mcpVerify();
-    if (h != null) {
+    ContractFile.SshVerify s = bound.sshVerify();
+    if (s != null) {
+      b.setSsh(s.command()).setEvery(s.every()).setGiveUpAfter(s.giveUpAfter())
+          .setVerifiedWhen(condition(s.verifiedWhen())).setNotAppliedWhen(condition(s.notAppliedWhen()));
+    } else if (h != null) {
       b.setHttp(h.method().toUpperCase(Locale.ROOT), h.url()).setEvery(h.every()).setGiveUpAfter(h.giveUpAfter())
           .setVerifiedWhen(condition(h.verifiedWhen())).setNotAppliedWhen(condition(h.notAppliedWhen()));
     } else {

@@ -26,7 +26,7 @@ import java.util.Objects;
  * element was invalid, so indexes in messages stay those of the file.
  *
  * <p>{@code replay.status} and {@code replay.verify} stay trees here: their shape depends on the
- * channel ({@link HttpStatus} or {@link McpStatus}, {@link HttpVerify} or {@link McpVerify}).
+ * channel ({@link HttpStatus} or {@link McpStatus}; {@link HttpVerify}, {@link McpVerify} or {@link SshVerify}).
  */
 record ContractFile(
     String tool,
@@ -77,6 +77,13 @@ record ContractFile(
   record HttpVerify(String method, String url, Duration every, Duration giveUpAfter, HttpCondition verifiedWhen,
       HttpCondition notAppliedWhen) {}
 
+  /**
+   * {@code replay.verify} of an ssh tool: a read-only command (the contract author's word); its
+   * conditions are {@link HttpCondition}s whose {@code status} lists exit statuses.
+   */
+  record SshVerify(List<String> command, Duration every, Duration giveUpAfter, HttpCondition verifiedWhen,
+      HttpCondition notAppliedWhen) {}
+
   /** {@code replay.verify} of an mcp tool. */
   record McpVerify(String tool, JsonNode arguments, Duration every, Duration giveUpAfter, McpCondition verifiedWhen,
       McpCondition notAppliedWhen) {
@@ -115,7 +122,7 @@ record ContractFile(
    * of that channel, and the tree as written (not pruned), whose schemas and templates the rules read.
    */
   record Bound(JsonNode root, ContractFile file, ToolContract.Channel channel, HttpStatus httpStatus, McpStatus mcpStatus,
-      HttpVerify httpVerify, McpVerify mcpVerify) {
+      HttpVerify httpVerify, McpVerify mcpVerify, SshVerify sshVerify) {
     Bound {
       Objects.requireNonNull(root, "root == null");
       Objects.requireNonNull(file, "file == null");
@@ -149,7 +156,9 @@ record ContractFile(
           ? bind(verify, HttpVerify.class, "replay.verify") : null;
       McpVerify mcpVerify = channel == ToolContract.Channel.MCP && verify != null
           ? bind(verify, McpVerify.class, "replay.verify") : null;
-      return new Bound(root, f, channel, http, mcp, httpVerify, mcpVerify);
+      SshVerify sshVerify = channel == ToolContract.Channel.SSH && verify != null
+          ? bind(verify, SshVerify.class, "replay.verify") : null;
+      return new Bound(root, f, channel, http, mcp, httpVerify, mcpVerify, sshVerify);
     }
   }
 

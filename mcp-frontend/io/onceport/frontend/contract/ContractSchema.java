@@ -50,7 +50,7 @@ final class ContractSchema {
       "mcp", List.of("/$defs/mcp/properties"),
       "replay", List.of("/$defs/replay/properties"),
       "replay.status", List.of("/$defs/httpStatus/properties", "/$defs/mcpStatus/properties"),
-      "replay.verify", List.of("/$defs/httpVerify/properties", "/$defs/mcpVerify/properties"),
+      "replay.verify", List.of("/$defs/httpVerify/properties", "/$defs/mcpVerify/properties", "/$defs/sshVerify/properties"),
       "fingerprint", List.of("/properties/fingerprint/properties"),
       "result", List.of("/$defs/result/properties"));
 

@@ -11,8 +11,8 @@ import java.util.Set;
 
 /**
  * The rules of {@code attach_window: until_verified} that join several fields: the class (not
- * {@code read_only}: a read has no effect to verify), the channel (an http URL or an mcp upstream
- * tool; not ssh), that {@code verify} and {@code verified_window} go with {@code until_verified}
+ * {@code read_only}: a read has no effect to verify), the channel (an http URL, an mcp upstream
+ * tool, or an ssh command the contract author vouches is read-only), that {@code verify} and {@code verified_window} go with {@code until_verified}
  * and only with it, the check's templates, and each condition's expectation: with a pointer exactly
  * one of {@code equals_result}, {@code equals} and {@code equals_argument}, an argument that exists
  * and is not sealed ({@code fingerprint.secret}: its value is never compared), and two conditions
@@ -48,21 +48,31 @@ final class VerifyRules {
     if (replayClass == ReplayClass.READ_ONLY) {
       problems.error("replay.attach_window", "until_verified is not for class read_only (a read has no effect to verify)");
     }
-    if (channel == Channel.SSH) {
-      problems.error(verify ? "replay.verify" : "replay.attach_window", "until_verified is not available with channel ssh: "
-          + "a remote command cannot be known to be read-only, and the marker only tells whether the command ran");
-      return;
-    }
     if (!verify) {
       problems.error("replay.verify", "required with attach_window: until_verified (how to check the effect: "
-          + (channel == Channel.MCP ? "tool, verified_when" : "method, url, verified_when") + ")");
+          + (channel == Channel.MCP ? "tool, verified_when" : channel == Channel.SSH ? "command, verified_when"
+              : "method, url, verified_when") + ")");
       return;
     }
     if (bound.httpVerify() != null) {
       http(bound.httpVerify());
     } else if (bound.mcpVerify() != null) {
       mcp(bound.mcpVerify());
+    } else if (bound.sshVerify() != null) {
+      ssh(bound.sshVerify());
     }
+  }
+
+  /** An ssh check: the command's placeholders as the tool's own command's; the conditions as an http check's. */
+  private void ssh(ContractFile.SshVerify v) {
+    List<String> command = v.command() == null ? List.of() : v.command();
+    for (int i = 0; i < command.size(); i++) {
+      if (command.get(i) != null) {
+        templates.placeholders("replay.verify.command[" + i + "]", command.get(i));
+      }
+    }
+    schedule(v.every(), v.giveUpAfter());
+    conditions(v.verifiedWhen(), v.notAppliedWhen());
   }
 
   private void http(ContractFile.HttpVerify v) {
@@ -70,8 +80,11 @@ final class VerifyRules {
       templates.url("replay.verify.url", v.url());
     }
     schedule(v.every(), v.giveUpAfter());
-    ContractFile.HttpCondition verified = v.verifiedWhen();
-    ContractFile.HttpCondition notApplied = v.notAppliedWhen();
+    conditions(v.verifiedWhen(), v.notAppliedWhen());
+  }
+
+  /** The two conditions of an http or ssh check (a status list, and a pointer with its expectation). */
+  private void conditions(ContractFile.HttpCondition verified, ContractFile.HttpCondition notApplied) {
     if (verified != null) {
       expectation("replay.verify.verified_when", verified.pointer(), verified.equalsResult(), verified.literal(), verified.equalsArgument());
     }

@@ -98,13 +98,16 @@ public record ToolContract(
     checkVerify(channel, replay.verify());
   }
 
-  /** An http tool verifies with a GET/HEAD of a URL, an mcp tool with an upstream read tool, an ssh tool not at all. */
+  /**
+   * An http tool verifies with a GET/HEAD of a URL, an mcp tool with an upstream read tool, an ssh
+   * tool with a read-only command (which the contract author vouches for).
+   */
   private static void checkVerify(Channel channel, VerifySpec verify) {
     if (verify == null) {
       return;
     }
-    if (channel == Channel.SSH) {
-      throw new IllegalArgumentException("replay.verify is not available with channel ssh (a remote command cannot be known to be read-only)");
+    if (channel == Channel.SSH && verify.command() == null) {
+      throw new IllegalArgumentException("replay.verify of an ssh tool needs command (a read-only command)");
     }
     if (channel == Channel.HTTP && verify.url() == null) {
       throw new IllegalArgumentException("replay.verify of an http tool needs method and url");

@@ -11,8 +11,9 @@ import java.util.List;
  * the status alone decides. A status outside the list, or a pointer that is missing (in the answer
  * or the stored result), matches neither condition: "not yet known".
  *
- * @param status the answer statuses this condition takes (HTTP status codes); empty for an mcp
- *     upstream's tool, whose answer has none (an error answer is "not yet known")
+ * @param status the answer statuses this condition takes (HTTP status codes; for an ssh check the
+ *     command's exit statuses); empty for an mcp upstream's tool, whose answer has none (an error
+ *     answer is "not yet known")
  * @param pointer a JSON Pointer into the verification answer (RFC 6901, e.g. {@code /key_id}), or null
  * @param equalsResult a JSON Pointer into the execution's stored result, or null
  * @param equalsValue a literal as JSON text (e.g. {@code "\"active\""}, {@code 3}), or null

@@ -1,6 +1,7 @@
 package io.onceport.workflow.contract;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -17,13 +18,17 @@ import java.util.Objects;
  * <p>The check is a read: for an http tool a {@code GET} or {@code HEAD} of {@code url} (the tool's
  * credential and templates, {@code {{execution_id}}} and argument placeholders); for an mcp tool a
  * call of the upstream's read-only {@code tool} with {@code arguments} (a JSON template), whose
- * {@code structuredContent} the pointers read. An ssh tool has no verification (a remote command
- * cannot be known to be read-only, and its marker only tells whether it ran).
+ * {@code structuredContent} the pointers read; for an ssh tool a {@code command} (an argv template,
+ * rendered and quoted as the tool's own command) run over the tool's SSH connection, whose exit
+ * status the conditions' {@code status} lists and whose stdout, parsed as JSON, the pointers read.
+ * Onceport cannot check that such a command is read-only: the contract author asserts it, as they
+ * assert that a GET of their URL changes nothing.
  *
  * @param method http: {@code GET} or {@code HEAD}; null for mcp
  * @param url http: the URL template; null for mcp
  * @param tool mcp: the upstream's read-only tool; null for http
  * @param arguments mcp: its arguments template as JSON text ({@code {}} when absent); null for http
+ * @param command ssh: the read-only command's argv template; null for http and mcp
  * @param notAppliedWhen null: no answer proves the effect absent (checks go on until verified or
  *     given up)
  */
@@ -32,6 +37,7 @@ public record VerifySpec(
     String url,
     String tool,
     String arguments,
+    List<String> command,
     Duration every,
     Duration giveUpAfter,
     Duration verifiedWindow,
@@ -76,8 +82,15 @@ public record VerifySpec(
     }
     boolean http = method != null || url != null;
     boolean mcp = tool != null;
-    if (http == mcp) {
-      throw new IllegalArgumentException("Invalid verify: give method and url (http) or tool (mcp)");
+    boolean ssh = command != null;
+    if ((http ? 1 : 0) + (mcp ? 1 : 0) + (ssh ? 1 : 0) != 1) {
+      throw new IllegalArgumentException("Invalid verify: give method and url (http), tool (mcp) or command (ssh)");
+    }
+    if (ssh) {
+      command = List.copyOf(command);
+      if (command.isEmpty()) {
+        throw new IllegalArgumentException("Invalid verify: command is empty");
+      }
     }
     if (http && (method == null || url == null)) {
       throw new IllegalArgumentException("Invalid verify: an http check needs method and url");
@@ -117,9 +130,12 @@ public record VerifySpec(
     return Duration.ofMillis(Math.min(millis, cap));
   }
 
-  /** What the check reads, for messages: {@code GET https://…/active} or {@code tool get_key}. */
+  /**
+   * What the check reads, for messages: {@code GET https://…/active}, {@code tool get_key} or
+   * {@code command [cat, /etc/app/key.json]} (templates, before any argument is put in).
+   */
   public String target() {
-    return tool != null ? "tool " + tool : method + " " + url;
+    return tool != null ? "tool " + tool : command != null ? "command " + command : method + " " + url;
   }
 
   /** Fields with defaults; {@link #build} checks them as the record does. */
@@ -128,6 +144,7 @@ public record VerifySpec(
     private String url;
     private String tool;
     private String arguments;
+    private List<String> command;
     private Duration every;
     private Duration giveUpAfter;
     private Duration verifiedWindow;
@@ -147,6 +164,12 @@ public record VerifySpec(
     public Builder setMcp(String tool, String arguments) {
       this.tool = tool;
       this.arguments = arguments;
+      return this;
+    }
+
+    /** An ssh check: the read-only {@code command} (an argv template) run over the tool's SSH connection. */
+    public Builder setSsh(List<String> command) {
+      this.command = command;
       return this;
     }
 
@@ -176,7 +199,7 @@ public record VerifySpec(
     }
 
     public VerifySpec build() {
-      return new VerifySpec(method, url, tool, arguments, every, giveUpAfter, verifiedWindow, verifiedWhen, notAppliedWhen);
+      return new VerifySpec(method, url, tool, arguments, command, every, giveUpAfter, verifiedWindow, verifiedWhen, notAppliedWhen);
     }
   }
 }

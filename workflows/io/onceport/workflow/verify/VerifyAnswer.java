@@ -9,7 +9,8 @@ import java.util.Objects;
  * values the contract points at (each at most {@link #MAX_VALUE} characters, taken from the answer
  * after the channel removed the credential's secret).
  *
- * @param status the answer's HTTP status; null for an mcp tool or when no answer came
+ * @param status the answer's HTTP status (an ssh check: the command's exit status); null for an mcp
+ *     tool or when no answer came
  * @param held one entry per condition that has a pointer
  * @param detail one sentence for the record: why the verdict
  */

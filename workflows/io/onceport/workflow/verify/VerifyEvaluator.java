@@ -79,8 +79,10 @@ public final class VerifyEvaluator {
   /**
    * The verdict on one answer.
    *
-   * @param status the answer's HTTP status, or null for an mcp tool (whose conditions have no status list)
-   * @param answer the answer as JSON (http: its body; mcp: its structuredContent), or null when it is not JSON
+   * @param status the answer's HTTP status (ssh: the command's exit status), or null for an mcp tool
+   *     (whose conditions have no status list)
+   * @param answer the answer as JSON (http: its body; mcp: its structuredContent; ssh: the command's
+   *     stdout), or null when it is not JSON
    * @param verified {@link #expectation} of {@code verified_when}
    * @param notApplied {@link #expectation} of {@code not_applied_when}
    */

@@ -48,8 +48,11 @@ public final class SimplePreparation implements CallPreparation {
       String canonical = JSON.writeValueAsString(Map.of("actor", call.actor(), "tool", call.tool(), "arguments", sorted, "intent_scope", scope));
       String fp = "hmac-sha256:" + sha256(canonical);
       String argsJson = JSON.writeValueAsString(sorted);
+      // The target as the product's preparation names it: the URL for http, the host for ssh.
+      String target = contract.http() != null ? contract.http().url() : contract.ssh() != null
+          ? "ssh://" + contract.ssh().user() + "@" + contract.ssh().host() + ":" + contract.ssh().port() : "";
       ExecutionInput input = ExecutionInput.of(fp, call.tool(), call.actor(), scope, call.intentKey(), call.sessionId(),
-          contract.http().url(), contract.http().method(), contract, argsJson, null);
+          target, contract.http() == null ? null : contract.http().method(), contract, argsJson, null);
       String wid = call.intentKey() == null ? "onceport-fp-" + fp.substring(12) : "onceport-key-" + sha256(call.actor() + "\n" + call.intentKey());
       return new PreparedCall(wid, input, call.intentKey() != null);
     } catch (Exception e) {

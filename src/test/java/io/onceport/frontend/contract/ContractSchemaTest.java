@@ -54,7 +54,8 @@ class ContractSchemaTest {
   /** Every contract the project ships or uses as a fixture that must load. */
   static List<Path> shippedContracts() throws Exception {
     List<Path> out = new ArrayList<>();
-    for (String dir : List.of("contracts", "src/test/resources/contracts-valid", "src/test/resources/conformance-contracts")) {
+    for (String dir : List.of("contracts", "src/test/resources/contracts-valid", "src/test/resources/conformance-contracts",
+        "src/test/resources/contracts-verify")) {
       try (Stream<Path> files = Files.list(Path.of(dir))) {
         files.filter(p -> p.toString().endsWith(".yaml")).sorted().forEach(out::add);
       }
@@ -183,7 +184,13 @@ class ContractSchemaTest {
     String base = Files.readString(Path.of("src/test/resources/contracts-valid/create_release.yaml"));
     String verify = "attach_window: until_verified\n  verify:\n    method: GET\n    url: http://127.0.0.1:8766/v1/releases/{{service}}\n"
         + "    verified_when: {status: [200], pointer: /version, equals_argument: version}\n";
+    String ssh = Files.readString(Path.of("src/test/resources/contracts-verify/rotate_host_key.yaml"));
+    String sshCommand = "    command: [/opt/keys/bin/show-active, --json, \"{{service}}\"]\n";
     return Map.ofEntries(
+        Map.entry("ssh_verify_with_a_url", ssh.replace(sshCommand, "    url: http://127.0.0.1/active\n")),
+        Map.entry("ssh_verify_exit_status_out_of_range", ssh.replace("verified_when: {status: [0]", "verified_when: {status: [256]")),
+        Map.entry("ssh_verify_condition_without_status", ssh.replace("verified_when: {status: [0], ", "verified_when: {")),
+        Map.entry("http_verify_with_a_command", base.replace("attach_window: PT2H\n", verify + sshCommand)),
         Map.entry("verify_method_that_changes", base.replace("attach_window: PT2H\n", verify.replace("method: GET", "method: PUT"))),
         Map.entry("verify_pointer_without_slash", base.replace("attach_window: PT2H\n", verify.replace("pointer: /version", "pointer: version"))),
         Map.entry("verify_condition_without_status", base.replace("attach_window: PT2H\n", verify.replace("status: [200], ", ""))),

@@ -158,20 +158,80 @@ class VerifyContractLoaderTest {
   }
 
   @Test
-  void untilVerifiedIsNotForReadOnlyNorSsh() throws Exception {
+  void untilVerifiedIsNotForReadOnly() throws Exception {
     assertEquals(List.of(line(ROTATE, "attach_window") + ": replay.attach_window: until_verified is not for class read_only (a read "
         + "has no effect to verify)"), errors(with("class: status_query", "class: read_only")));
-    String ssh = """
-        tool: rotate
-        input_schema: {type: object}
-        channel: ssh
-        ssh: {host: h, user: u, host_key: "SHA256:k", credential: c, marker: true, command: [rotate]}
-        replay:
-          class: irreversible
-          attach_window: until_verified
-        """;
-    assertEquals(List.of("7: replay.attach_window: until_verified is not available with channel ssh: a remote command cannot be "
-        + "known to be read-only, and the marker only tells whether the command ran"), errors(ssh));
+  }
+
+  /** An ssh tool kept until verified: the rotation done by a remote command, checked by a read-only one. */
+  static final String SSH = """
+      tool: rotate_host_key
+      input_schema:
+        type: object
+        required: [service]
+        properties:
+          service: {type: string}
+          token: {type: string}
+      channel: ssh
+      ssh: {host: 127.0.0.1, user: deploy, host_key: "SHA256:k", credential: c, marker: true, command: [rotate-key, "{{service}}"]}
+      replay:
+        class: status_query
+        attach_window: until_verified
+        verified_window: PT5M
+        verify:
+          command: [cat, "/etc/keys/{{service}}/active.json", "{{execution_id}}"]
+          every: PT1M
+          give_up_after: P2D
+          verified_when: {status: [0], pointer: /key_id, equals_result: /new_key_id}
+          not_applied_when: {status: [0], pointer: /key_id, equals_result: /old_key_id}
+      fingerprint:
+        secret: [token]
+      """;
+
+  @Test
+  void anSshToolVerifiesWithAReadOnlyCommandOverItsConnection() throws Exception {
+    VerifySpec v = load(SSH).replay().verify();
+
+    assertEquals(List.of("cat", "/etc/keys/{{service}}/active.json", "{{execution_id}}"), v.command());
+    assertNull(v.url());
+    assertNull(v.method());
+    assertNull(v.tool());
+    assertEquals(Duration.ofMinutes(1), v.every());
+    assertEquals(Duration.ofDays(2), v.giveUpAfter());
+    assertEquals(Duration.ofMinutes(5), v.verifiedWindow());
+    assertEquals(new VerifyCondition(List.of(0), "/key_id", "/new_key_id", null, null), v.verifiedWhen());
+    assertEquals(new VerifyCondition(List.of(0), "/key_id", "/old_key_id", null, null), v.notAppliedWhen());
+    String statusOnly = SSH.replace("{status: [0], pointer: /key_id, equals_result: /new_key_id}", "{status: [0]}")
+        .replace("{status: [0], pointer: /key_id, equals_result: /old_key_id}", "{status: [3]}");
+    assertEquals(VerifyCondition.status(List.of(3)), load(statusOnly).replay().verify().notAppliedWhen());
+    ContractSet example = new ContractLoader().load(Path.of("src/test/resources/contracts-verify"));
+    assertEquals(List.of(), example.warnings());
+    assertEquals(List.of("/opt/keys/bin/show-active", "--json", "{{service}}"),
+        example.find("rotate_host_key").orElseThrow().replay().verify().command());
+  }
+
+  @Test
+  void anSshCheckIsACommandWithExitStatusesNotAUrlNorATool() throws Exception {
+    int verified = line(SSH, "verified_when");
+    int command = line(SSH, "command: [cat");
+    assertEquals(List.of(line(SSH, "replay:") + ": replay.verify: required with attach_window: until_verified (how to check the "
+        + "effect: command, verified_when)"), errors(SSH.substring(0, SSH.indexOf("  verify:")) + "fingerprint:\n  secret: [token]\n"));
+    assertEquals(List.of(line(SSH, "verify:") + ": replay.verify.command: required (a read-only command's argv, e.g. [\"cat\", "
+        + "\"/etc/app/{{service}}/active.json\"])", command + ": replay.verify.url: unknown field; known: command, every, "
+        + "give_up_after, verified_when, not_applied_when"), errors(SSH.replace(
+            "command: [cat, \"/etc/keys/{{service}}/active.json\", \"{{execution_id}}\"]", "url: http://127.0.0.1/active")));
+    assertEquals(List.of(command + ": replay.verify.command[1]: placeholder {{servce}} is not a property of input_schema (nor execution_id)"),
+        errors(SSH.replace("/etc/keys/{{service}}/", "/etc/keys/{{servce}}/")));
+    assertEquals(List.of(verified + ": replay.verify.verified_when.status: required (a list of exit statuses, e.g. [0])"),
+        errors(SSH.replace("{status: [0], pointer: /key_id, equals_result: /new_key_id}", "{pointer: /key_id, equals_result: /new_key_id}")));
+    assertEquals(List.of(verified + ": replay.verify.verified_when.status[0]: '300' is not an exit status (0-255)"),
+        errors(SSH.replace("{status: [0], pointer: /key_id, equals_result: /new", "{status: [300], pointer: /key_id, equals_result: /new")));
+    assertEquals(List.of(verified + ": replay.verify.verified_when.equals_argument: 'token' is in fingerprint.secret: its value is "
+        + "sealed and never compared (nor shown on the record)"), errors(SSH.replace("equals_result: /new_key_id}", "equals_argument: token}")));
+    String httpWithCommand = with("    method: GET\n    url: http://127.0.0.1:8766/v1/credentials/{{service}}/active",
+        "    command: [cat, /active]\n    method: GET\n    url: http://127.0.0.1:8766/v1/credentials/{{service}}/active");
+    assertEquals(List.of(line(httpWithCommand, "command: [cat") + ": replay.verify.command: unknown field; known: method, url, every, "
+        + "give_up_after, verified_when, not_applied_when"), errors(httpWithCommand));
   }
 
   @Test

@@ -78,8 +78,13 @@ class VerifySpecTest {
     assertEquals("Invalid verify: verified_when and not_applied_when are the same condition", assertThrows(
         IllegalArgumentException.class, () -> VerifySpec.newBuilder().setHttp("GET", "http://h/x").setVerifiedWhen(ok)
             .setNotAppliedWhen(VerifyCondition.status(List.of(200))).build()).getMessage());
-    assertEquals("Invalid verify: give method and url (http) or tool (mcp)", assertThrows(IllegalArgumentException.class,
+    assertEquals("Invalid verify: give method and url (http), tool (mcp) or command (ssh)", assertThrows(IllegalArgumentException.class,
         () -> VerifySpec.newBuilder().setVerifiedWhen(ok).build()).getMessage());
+    assertEquals("Invalid verify: give method and url (http), tool (mcp) or command (ssh)", assertThrows(IllegalArgumentException.class,
+        () -> VerifySpec.newBuilder().setHttp("GET", "http://h/x").setSsh(List.of("cat", "/k")).setVerifiedWhen(ok).build())
+            .getMessage());
+    assertEquals("Invalid verify: command is empty", assertThrows(IllegalArgumentException.class,
+        () -> VerifySpec.newBuilder().setSsh(List.of()).setVerifiedWhen(ok).build()).getMessage());
     assertEquals("verifiedWhen == null", assertThrows(NullPointerException.class,
         () -> VerifySpec.newBuilder().setHttp("GET", "http://h/x").build()).getMessage());
     assertEquals("Invalid condition: pointer /k needs exactly one of equals_result, equals, equals_argument (has 2)",
@@ -93,14 +98,23 @@ class VerifySpecTest {
   }
 
   @Test
-  void untilVerifiedIsNotForReadOnlyNorSsh() {
+  void untilVerifiedIsNotForReadOnlyAndEachChannelChecksItsOwnWay() {
     assertEquals("Invalid attach window: until_verified is not for class read_only (a read has no effect)",
         assertThrows(IllegalArgumentException.class, () -> new ReplaySpec(ReplayClass.READ_ONLY, Duration.ofHours(1), null, ROTATE))
             .getMessage());
     SshSpec ssh = new SshSpec("h", 22, "u", "SHA256:k", "c", null, List.of("rotate"), null, true, "onceport-run", null, 1000);
-    assertEquals("replay.verify is not available with channel ssh (a remote command cannot be known to be read-only)",
+    assertEquals("replay.verify of an ssh tool needs command (a read-only command)",
         assertThrows(IllegalArgumentException.class, () -> new ToolContract("t", null, "{}", null, ToolContract.Channel.SSH, null,
             ssh, new ReplaySpec(ReplayClass.IRREVERSIBLE, Duration.ofHours(1), null, ROTATE), null, null)).getMessage());
+    VerifySpec sshCheck = VerifySpec.newBuilder().setSsh(List.of("cat", "/etc/app/{{service}}.json"))
+        .setVerifiedWhen(new VerifyCondition(List.of(0), "/key_id", "/new_key_id", null, null)).build();
+    ToolContract checked = new ToolContract("t", null, "{}", null, ToolContract.Channel.SSH, null, ssh,
+        new ReplaySpec(ReplayClass.IRREVERSIBLE, Duration.ofHours(1), null, sshCheck), null, null);
+    assertEquals("command [cat, /etc/app/{{service}}.json]", checked.replay().verify().target());
+    assertEquals("replay.verify of an http tool needs method and url", assertThrows(IllegalArgumentException.class,
+        () -> new ToolContract("t", null, "{}", null, ToolContract.Channel.HTTP,
+            new HttpSpec("POST", "http://h/x", null, null, null, null, 1000), null,
+            new ReplaySpec(ReplayClass.IRREVERSIBLE, Duration.ofHours(1), null, sshCheck), null, null)).getMessage());
     VerifySpec mcpCheck = VerifySpec.newBuilder().setMcp("get_key", null).setVerifiedWhen(VerifyCondition.status(List.of(200))).build();
     assertEquals("replay.verify of an http tool needs method and url", assertThrows(IllegalArgumentException.class,
         () -> new ToolContract("t", null, "{}", null, ToolContract.Channel.HTTP,
@@ -123,6 +137,9 @@ class VerifySpecTest {
     VerifySpec mcp = VerifySpec.newBuilder().setMcp("get_key", "{\"service\":\"{{service}}\"}")
         .setVerifiedWhen(new VerifyCondition(List.of(), "/key_id", null, "\"k2\"", null)).build();
     assertEquals(mcp, roundTrip(mcp, VerifySpec.class));
+    VerifySpec ssh = VerifySpec.newBuilder().setSsh(List.of("cat", "/etc/app/{{service}}.json"))
+        .setVerifiedWhen(new VerifyCondition(List.of(0), "/key_id", "/new_key_id", null, null)).build();
+    assertEquals(ssh, roundTrip(ssh, VerifySpec.class));
   }
 
   @Test
