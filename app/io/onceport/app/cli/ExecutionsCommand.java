@@ -99,7 +99,8 @@ public final class ExecutionsCommand implements Runnable {
     @Spec CommandSpec spec;
     @Mixin TemporalOptions temporal;
 
-    @Option(names = "--query", description = "Temporal visibility query, e.g. \"OnceportState = 'needs_review'\" (needs a cluster with visibility).")
+    @Option(names = "--query", description = "Temporal visibility query, e.g. \"OnceportState = 'needs_review'\" or, for those waiting for "
+        + "verification, \"OnceportState = 'completed_verification_pending'\" (needs a cluster with visibility).")
     String query;
 
     @Option(names = "--actor", description = "Only this actor's executions.")
