@@ -63,6 +63,7 @@ public final class SshChannel implements DispatchChannel {
    * How long a verification command may take once connected: a read such as {@code cat} or a
    * CLI's {@code show} answers in well under a second; a check that has not answered in 30 s is
    * "not yet known" and the next one comes on the schedule (30 s at the earliest), so checks never pile up.
+   * With the connect bound (10 s) it stays inside the check activity's 60 s start-to-close timeout.
    */
   public static final Duration VERIFY_TIMEOUT = Duration.ofSeconds(30);
 
