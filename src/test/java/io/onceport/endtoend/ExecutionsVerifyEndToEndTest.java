@@ -72,10 +72,12 @@ class ExecutionsVerifyEndToEndTest {
     target = DemoTarget.start("127.0.0.1", 0);
     Path contracts = Files.createDirectories(dir.resolve("contracts"));
     for (String name : List.of("rotate_credential.yaml", "send_notification.yaml")) {
+      // Checks from 1 s after the outcome (then 2, 4, 8 … s) instead of the shipped 30 s: the test sees them without waiting.
       Files.writeString(contracts.resolve(name), Files.readString(Path.of("contracts", name))
-          .replace("${DEMO_TARGET:-http://127.0.0.1:8766}", target.url()));
+          .replace("${DEMO_TARGET:-http://127.0.0.1:8766}", target.url()).replace("every: PT30S", "every: PT1S"));
     }
     ContractSet tools = new ContractLoader().load(contracts);
+    assertEquals(Duration.ofSeconds(1), tools.find("rotate_credential").orElseThrow().replay().verify().every());
     String token = new AgentRegistry(data).add("agent:ops");
     OperatorKey carol = Operators.register(data, "carol");
     carol.write(keys.resolve("carol.key"), false);
@@ -176,11 +178,20 @@ class ExecutionsVerifyEndToEndTest {
   @Test
   void aRotationWhoseChecksNeverMatchIsSettledByTheOperatorsSignedVerdict() throws Exception {
     String id = rotate("billing", 1);
-    ExecutionRecord waiting = pending(id);
+    pending(id);
+    // The first check comes a second after the outcome: it does not match (nor will any other, for ten days).
+    ExecutionRecord waiting = Records.await(directory, id, r -> r.verification().checkCount() >= 1, Duration.ofSeconds(60));
     assertEquals("completed_verification_pending", waiting.view());
+    ExecutionRecord.VerificationCheck first = waiting.verification().checks().get(0);
+    assertEquals("not_yet_known", first.verdict());
+    assertEquals(202, first.status(), "the rotation is not active yet");
     Run list = cli("executions", "list");
     assertEquals(0, list.exit(), list.err());
     assertTrue(list.out().contains(id) && list.out().contains("completed_verification_pending"), list.out());
+    Run before = cli("executions", "show", id);
+    assertEquals(0, before.exit(), before.err());
+    assertTrue(before.out().contains("verification pending — GET " + target.url() + "/v1/credentials/{{service}}/active"), before.out());
+    assertTrue(before.out().contains("  check 1 " + first.at() + " not_yet_known 202 ["), before.out());
 
     Run verified = cli("executions", "verify", id, "--verified", "--reason", "billing-key-2 is in the vault");
 
