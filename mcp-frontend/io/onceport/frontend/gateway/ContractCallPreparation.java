@@ -74,7 +74,8 @@ public final class ContractCallPreparation implements CallPreparation {
     // The arguments travel once; the workflow derives what it shows (secret arguments masked).
     ExecutionInput input = ExecutionInput.of(
         fingerprint, contract.tool(), call.actor(), scope, call.intentKey(), call.sessionId(),
-        tree.path("target").asText(""), tree.path("method").asText(null), contract, arguments.toString(), sessionPolicy);
+        tree.path("target").asText(""), tree.path("method").asText(null), contract.forExecution(), arguments.toString(),
+        sessionPolicy);
     boolean keyed = call.intentKey() != null && !call.intentKey().isBlank();
     String workflowId = keyed
         ? fingerprinter.intentKeyWorkflowId(call.actor(), call.intentKey())

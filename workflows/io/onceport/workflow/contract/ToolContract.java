@@ -121,6 +121,18 @@ public record ToolContract(
     return replay.replayClass();
   }
 
+  /**
+   * This contract as an execution carries it: without the description and the input and output
+   * schemas, which only agents ({@code tools/list}) and the front end's argument check read. The
+   * snapshot travels to the engine twice per call — in the start request and in the send's input
+   * — and the schema was the largest part of it (454 of 1,185 bytes for {@code create_release});
+   * the workflow and its activities read none of the three.
+   */
+  public ToolContract forExecution() {
+    return new ToolContract(tool, "", null, null, channel, http, ssh, replay, fingerprintIgnore, fingerprintSecret,
+        resultFormat, mcp);
+  }
+
   /** The request timeout of the channel (HTTP, SSH or MCP), in milliseconds. */
   public long requestTimeoutMillis() {
     return switch (channel) {
