@@ -152,9 +152,10 @@ public final class HttpChannel implements DispatchChannel {
    * sent once more on a fresh connection, and the pool's idle connections (as old as the failed
    * one, or older) are evicted. Nothing else is repeated here: a POST read on a stale connection
    * fails as an unknown outcome like any send (the read path decides what a {@code read_only}
-   * contract allows), and dispatches never reuse a connection at all. Status queries (the
-   * verification reads of {@link #queryStatus}) run in the worker on the dispatch channel's fresh
-   * connections, so no stale one can meet them; a failed one is retried by its activity.
+   * contract allows), and dispatches never reuse a connection at all. Status queries and
+   * verification checks ({@link #queryStatus}, {@link #verify}) run in the worker on the dispatch
+   * channel's fresh connections, so no stale one can meet them; a failed one is retried by its
+   * activity.
    */
   public static HttpChannel forReads() {
     return new HttpChannel(new HttpChannel().strict, new ConnectionPool(READ_POOL_IDLE, READ_POOL_KEEP_ALIVE.toSeconds(),
