@@ -40,14 +40,38 @@ public final class InBandAnswer {
   static AnswerPlan plan(Execution execution, String startedAt, long attachWindowMillis) {
     List<String> calls = execution.record().calls().stream().limit(MAX_CALLS).map(AttachedCall::callId).toList();
     ObjectNode state = JSON.valueToTree(execution);
-    // The send carries the contract and the arguments already: not twice.
+    // The send carries the contract, the arguments, the execution id and the fingerprint already:
+    // not twice (answered() puts them back). Each identity field goes only where it holds the
+    // send's value, so a plan without one means exactly that value.
     ObjectNode input = (ObjectNode) state.get("input");
     input.remove(SHARED_WITH_THE_SEND);
+    String executionId = execution.executionId();
+    String fingerprint = execution.input().fingerprint();
+    removeIfEqual(state, "executionId", executionId);
+    removeIfEqual(input, "executionId", executionId);
+    removeIfEqual(input, "fingerprint", fingerprint);
+    if (state.get("journal") instanceof ObjectNode journal) {
+      removeIfEqual(journal, "executionId", executionId);
+      removeIfEqual(journal, "fingerprint", fingerprint);
+    }
     return new AnswerPlan(state, calls, startedAt, attachWindowMillis);
   }
 
   /** The input's fields a {@link DispatchRequest} carries itself. */
   private static final List<String> SHARED_WITH_THE_SEND = List.of("contract", "arguments");
+
+  private static void removeIfEqual(ObjectNode node, String field, String value) {
+    if (value != null && value.equals(node.path(field).textValue())) {
+      node.remove(field);
+    }
+  }
+
+  /** Puts back a field {@link #plan} left out because the send carries it. */
+  private static void restore(ObjectNode node, String field, String value) {
+    if (!node.has(field)) {
+      node.put(field, value);
+    }
+  }
 
   /**
    * The record the workflow will hold once this answer is settled, or null when the policy would not
@@ -64,6 +88,13 @@ public final class InBandAnswer {
       ObjectNode input = (ObjectNode) state.get("input");
       input.set("contract", JSON.valueToTree(send.contract()));
       input.put("arguments", send.arguments());
+      restore(state, "executionId", send.executionId());
+      restore(input, "executionId", send.executionId());
+      restore(input, "fingerprint", send.fingerprint());
+      if (state.get("journal") instanceof ObjectNode journal) {
+        restore(journal, "executionId", send.executionId());
+        restore(journal, "fingerprint", send.fingerprint());
+      }
       e = JSON.treeToValue(state, Execution.class).resume(clock, NOPLogger.NOP_LOGGER);
     } catch (JsonProcessingException | IllegalArgumentException | ClassCastException | NullPointerException unreadable) {
       return null;

@@ -58,6 +58,7 @@ class InBandAnswerTest {
   private static final AtomicInteger received = new AtomicInteger();
   private static final RecordingJournal workflowJournal = new RecordingJournal();
   private static final List<JournalEntry> sendJournal = new CopyOnWriteArrayList<>();
+  private static final List<DispatchRequest> sends = new CopyOnWriteArrayList<>();
   private static volatile long answerDelayMillis;
   private static EngineHarness harness;
   private static AutoCloseable answering;
@@ -78,6 +79,7 @@ class InBandAnswerTest {
     DispatchJournal journal = new DispatchJournal() {
       @Override
       public void dispatched(DispatchRequest request) {
+        sends.add(request);
         sendJournal.add(new JournalEntry(request.executionId(), request.fingerprint(), "dispatched", request.attempt(),
             Instant.now().toString(), Map.of()));
       }
@@ -131,7 +133,19 @@ class InBandAnswerTest {
 
     ExecutionRecord stored = harness.directory.record(harness.directory.locate(answered.executionId()).orElseThrow());
     assertEquals(Delivery.DELIVERED, stored.delivery());
-    // The in-band record is the one the workflow built from the same answer.
+    // The plan leaves out what the send carries itself (its fingerprint, its execution id) ...
+    DispatchRequest send = sends.stream().filter(r -> r.executionId().equals(answered.executionId())).findFirst().orElseThrow();
+    assertFalse(send.answerPlan().execution().toString().contains(send.fingerprint()), send.answerPlan().execution().toString());
+    assertFalse(send.answerPlan().execution().has("executionId"));
+    assertFalse(send.answerPlan().execution().path("input").has("executionId"));
+    // ... and the in-band record is the one the workflow built from the same answer.
+    assertEquals(stored.executionId(), answered.executionId());
+    assertEquals(stored.fingerprint(), answered.fingerprint());
+    assertEquals(stored.workflowId(), answered.workflowId());
+    assertEquals(stored.runId(), answered.runId());
+    assertEquals(stored.tool(), answered.tool());
+    assertEquals(stored.actor(), answered.actor());
+    assertEquals(stored.target(), answered.target());
     assertEquals(stored.state(), answered.state());
     assertEquals(stored.outcome(), answered.outcome());
     assertEquals(stored.result(), answered.result());
