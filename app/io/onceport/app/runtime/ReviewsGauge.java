@@ -33,11 +33,15 @@ import java.util.function.BooleanSupplier;
  * search attributes nor a type filter) one listing of the open runs, and a {@code
  * DescribeWorkflowExecution} only of a {@code ToolExecution} run that
  * <ul>
- *   <li>is new to the gauge and was not seen settled by this front end ({@link #remembered}: a
- *       terminal state is final, so a call this front end answered settled costs no describe), or
- *   <li>was last seen in a state that is not terminal and whose history grew since: a state change
- *       is an upsert, an upsert is an event, so an unchanged history length is an unchanged state.
+ *   <li>is new to the gauge and was not seen settled for good by this front end ({@link
+ *       #remembered}: so a call this front end answered settled costs no describe), or
+ *   <li>was last seen in a state that may still change and whose history grew since: a state
+ *       change is an upsert, an upsert is an event, so an unchanged history length is an unchanged
+ *       state.
  * </ul>
+ * Settled for good ({@link #isFinalLabel}): failed, rejected, cancelled, expired, and a plain
+ * completion. A completion kept until verified (issue 28) is not: a check or an operator may find its
+ * effect absent and send it to review; the record then shows its verification, and the label says so.
  *
  * <p><b>Why.</b> It used to describe every open run at every count; since the late-arrival tail
  * keeps each settled run open for minutes, that cost grew with the open runs — the bench measured
@@ -53,7 +57,7 @@ public final class ReviewsGauge implements AutoCloseable {
 
   /**
    * What the gauge last learned of one open run: its {@code OnceportState} label at a history
-   * length; {@code settled} when the label is a terminal state's, which nothing changes any more.
+   * length; {@code settled} when the label is one nothing changes any more ({@link #isFinalLabel}).
    */
   private record SeenRun(long historyLength, String label, boolean settled) {}
 
@@ -91,16 +95,16 @@ public final class ReviewsGauge implements AutoCloseable {
   }
 
   /**
-   * A record this front end holds (every call's answer): a terminal one is settled for good, so the
-   * gauge need not describe its run while it stays open in its tail.
+   * A record this front end holds (every call's answer): one settled for good ({@link
+   * #isFinalLabel}) need not be described while its run stays open in its tail.
    */
   public void remembered(ExecutionRecord record) {
-    if (record.state().isTerminal() && record.runId() != null) {
+    if (record.runId() != null && isFinalLabel(record.view())) {
       settled(record.runId(), record.view());
     }
   }
 
-  /** A run this front end saw in a terminal state, labelled {@code label}. */
+  /** A run this front end saw settled for good, labelled {@code label}. */
   void settled(String runId, String label) {
     if (Boolean.FALSE.equals(hasVisibility) && seenRuns.size() < MAX_REMEMBERED) {
       seenRuns.putIfAbsent(runId, new SeenRun(-1, label, true));
@@ -141,7 +145,7 @@ public final class ReviewsGauge implements AutoCloseable {
               .newBuilder().setNamespace(connection.namespace()).setExecution(info.getExecution()).build())
               .getWorkflowExecutionInfo());
         }
-        seen = new SeenRun(info.getHistoryLength(), label, isTerminalLabel(label));
+        seen = new SeenRun(info.getHistoryLength(), label, isFinalLabel(label));
         seenRuns.put(runId, seen);
       }
       if (isWaitingLabel(seen.label())) {
@@ -157,13 +161,24 @@ public final class ReviewsGauge implements AutoCloseable {
     return label != null && (label.startsWith("needs_review") || label.startsWith("awaiting_"));
   }
 
-  /** True for the label of a terminal state ({@link ExecutionRecord#view()}: the state's name, maybe a suffix). */
-  static boolean isTerminalLabel(String label) {
+  /**
+   * True for a label ({@link ExecutionRecord#view()}: the state's name, maybe a suffix) no later
+   * event changes: a terminal state other than completed, or a plain completion ({@code completed},
+   * {@code completed_result_delivered}, {@code completed_result_not_delivered}). A completion kept
+   * until verified is labelled by its verification ({@code completed_verification_pending}, …) and
+   * may still go to review.
+   */
+  static boolean isFinalLabel(String label) {
     if (label == null) {
       return false;
     }
+    String completed = ExecutionState.COMPLETED.wireName();
+    if (label.equals(completed) || label.equals(completed + "_result_delivered") || label.equals(completed + "_result_not_delivered")) {
+      return true;
+    }
     for (ExecutionState state : ExecutionState.values()) {
-      if (state.isTerminal() && (label.equals(state.wireName()) || label.startsWith(state.wireName() + "_"))) {
+      if (state.isTerminal() && state != ExecutionState.COMPLETED
+          && (label.equals(state.wireName()) || label.startsWith(state.wireName() + "_"))) {
         return true;
       }
     }
