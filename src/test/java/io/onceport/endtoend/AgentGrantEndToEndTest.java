@@ -10,24 +10,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.onceport.activity.auth.OperatorSessionAuthority;
 import io.onceport.activity.operator.OperatorKey;
-import io.onceport.app.Main;
-import io.onceport.app.demo.DemoTarget;
-import io.onceport.app.engine.EmbeddedEngine;
-import io.onceport.app.runtime.FrontendRuntime;
-import io.onceport.app.runtime.FrontendSettings;
-import io.onceport.app.runtime.WorkerRuntime;
 import io.onceport.frontend.auth.AgentRegistry;
-import io.onceport.frontend.contract.ContractLoader;
-import io.onceport.frontend.contract.ContractSet;
 import io.onceport.frontend.fingerprint.FingerprintKey;
-import io.onceport.frontend.ops.Metrics;
-import io.onceport.frontend.temporal.ExecutionDirectory;
 import io.onceport.app.cli.SessionDirectory;
-import io.onceport.shared.temporal.TemporalConnection;
-import io.onceport.workflow.execution.ExecutionSearchAttributes;
 import io.onceport.testing.McpClient;
 import io.onceport.testing.Operators;
 import io.onceport.testing.Records;
+import io.onceport.testing.ServedGateway;
 import io.onceport.workflow.execution.ExecutionRecord;
 import io.onceport.workflow.execution.ExecutionState;
 import io.onceport.workflow.ids.AgentSessionId;
@@ -35,15 +24,12 @@ import io.onceport.workflow.operator.SignedDecision;
 import io.onceport.workflow.session.SessionDecision;
 import io.onceport.workflow.session.SessionWorkflowIds;
 import io.temporal.client.WorkflowUpdateException;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -64,64 +50,18 @@ class AgentGrantEndToEndTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String TASK_QUEUE = "onceport-grant";
   private static final String MODERN = "2026-07-28";
-  private static Path dir;
-  private static Path data;
-  private static Path keys;
-  private static DemoTarget target;
-  private static EmbeddedEngine engine;
-  private static TemporalConnection connection;
-  private static WorkerRuntime worker;
-  private static FrontendRuntime frontend;
-  private static ExecutionDirectory directory;
-  private static String attackerToken;
-  private static String victimToken;
+  private static ServedGateway gateway;
 
   @BeforeAll
   static void start() throws Exception {
-    dir = Files.createTempDirectory("onceport-grant");
-    data = Files.createDirectories(dir.resolve("data"));
-    keys = dir.resolve("operator-keys");
-    target = DemoTarget.start("127.0.0.1", 0);
-    Path contracts = Files.createDirectories(dir.resolve("contracts"));
-    Files.writeString(contracts.resolve("send_notification.yaml"), Files.readString(Path.of("contracts", "send_notification.yaml"))
-        .replace("${DEMO_TARGET:-http://127.0.0.1:8766}", target.url()));
-    ContractSet tools = new ContractLoader().load(contracts);
-    AgentRegistry agents = new AgentRegistry(data);
-    attackerToken = agents.add("agent:deployer");
-    victimToken = agents.add("agent:other");
-    OperatorKey carol = Operators.register(data, "carol");
-    carol.write(keys.resolve("carol.key"), false);
-
-    engine = EmbeddedEngine.start("127.0.0.1", 0);
-    Metrics metrics = new Metrics();
-    connection = TemporalConnection.connect(engine.target(), "default", true,
-        io.onceport.shared.codec.Payloads.dataConverter(true, data), Duration.ofSeconds(10), metrics.metricsScope());
-    connection.registerSearchAttributes(ExecutionSearchAttributes.NAMES);
-    worker = WorkerRuntime.start(connection, TASK_QUEUE, data, null, "operator", Duration.ofMinutes(5), "collision");
-    frontend = FrontendRuntime.start(connection, TASK_QUEUE, data, tools,
-        FrontendSettings.loopback(Duration.ofSeconds(2), "operator"), metrics);
-    directory = new ExecutionDirectory(connection);
+    gateway = ServedGateway.newBuilder(TASK_QUEUE).contracts("send_notification.yaml").sessionPolicy("operator")
+        .agents("agent:deployer", "agent:other").journalWriter("collision").start();
   }
 
   @AfterAll
   static void stop() throws Exception {
-    if (frontend != null) {
-      frontend.close();
-    }
-    if (worker != null) {
-      worker.close();
-    }
-    if (connection != null) {
-      connection.close();
-    }
-    if (engine != null) {
-      engine.close();
-    }
-    if (target != null) {
-      target.close();
-    }
-    try (Stream<Path> files = Files.walk(dir)) {
-      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    if (gateway != null) {
+      gateway.close();
     }
   }
 
@@ -134,7 +74,7 @@ class AgentGrantEndToEndTest {
     meta.putObject("io.modelcontextprotocol/clientInfo").put("name", "nightly-job").put("version", "1");
     meta.putObject("io.modelcontextprotocol/clientCapabilities");
     meta.put("onceport/run", runId);
-    var response = new McpClient(frontend.port(), token).post(body.toString(),
+    var response = new McpClient(gateway.frontend().port(), token).post(body.toString(),
         "MCP-Protocol-Version", MODERN, "Mcp-Method", "tools/call", "Mcp-Name", "send_notification");
     assertEquals(200, response.statusCode(), response.body());
     return JSON.readTree(response.body());
@@ -147,11 +87,11 @@ class AgentGrantEndToEndTest {
   }
 
   private static ExecutionRecord await(String executionId, ExecutionState state) throws InterruptedException {
-    return Records.await(directory, executionId, r -> r.state() == state, Duration.ofSeconds(30));
+    return Records.await(gateway.directory(), executionId, r -> r.state() == state, Duration.ofSeconds(30));
   }
 
   private static long sent(String executionId) {
-    return target.ledger().stream().filter(e -> e.path().equals("/v1/notifications") && executionId.equals(e.key())).count();
+    return gateway.target().ledger().stream().filter(e -> e.path().equals("/v1/notifications") && executionId.equals(e.key())).count();
   }
 
   /** The operator's CLI, signing as carol. */
@@ -160,34 +100,19 @@ class AgentGrantEndToEndTest {
   }
 
   private static String cliExpecting(int expectedExit, String... args) {
-    PrintStream out = System.out;
-    PrintStream err = System.err;
-    ByteArrayOutputStream o = new ByteArrayOutputStream();
-    ByteArrayOutputStream e = new ByteArrayOutputStream();
-    try {
-      System.setOut(new PrintStream(o, true, StandardCharsets.UTF_8));
-      System.setErr(new PrintStream(e, true, StandardCharsets.UTF_8));
-      boolean decides = args.length > 1 && List.of("authorize", "deny", "revoke").contains(args[1]);
-      Stream<String> signing = decides ? Stream.of("--key-dir", keys.toString(), "--operator", "carol") : Stream.of();
-      String[] all = Stream.of(Stream.of(args), Stream.of("--temporal", engine.target(), "--data", data.toString()), signing)
-          .flatMap(x -> x).toArray(String[]::new);
-      int exit = Main.run(all);
-      assertEquals(expectedExit, exit, o.toString(StandardCharsets.UTF_8) + e.toString(StandardCharsets.UTF_8));
-      return o.toString(StandardCharsets.UTF_8) + e.toString(StandardCharsets.UTF_8);
-    } finally {
-      System.setOut(out);
-      System.setErr(err);
-    }
+    boolean decides = args.length > 1 && List.of("authorize", "deny", "revoke").contains(args[1]);
+    ServedGateway.Run run = (decides ? gateway.signed(args) : gateway.cli(args)).expect(expectedExit);
+    return run.out() + run.err();
   }
 
   private static String deployer() {
-    return attackerToken;
+    return gateway.token("agent:deployer");
   }
 
   @Test
   void aGrantLetsNewSessionsOfTheAgentThroughUntilItIsRevoked() throws Exception {
     String out = cli("sessions", "authorize", "--agent", "agent:deployer", "--for", "P7D", "--yes", "--reason", "nightly scripts", "--task-queue", TASK_QUEUE);
-    String generation = new AgentRegistry(data).generation("agent:deployer").orElseThrow();
+    String generation = new AgentRegistry(gateway.data()).generation("agent:deployer").orElseThrow();
     String grantId = "grant:agent:deployer~" + generation;
     assertTrue(out.contains(grantId + ": authorized until "), out);
 
@@ -196,11 +121,11 @@ class AgentGrantEndToEndTest {
       String id = executionId(callInRun(deployer(), 1, run, "granted " + run));
       await(id, ExecutionState.COMPLETED);
     }
-    McpClient mcp = new McpClient(frontend.port(), deployer()).initialize("deploy-script", "2");
+    McpClient mcp = new McpClient(gateway.frontend().port(), deployer()).initialize("deploy-script", "2");
     JsonNode answered = mcp.call(2, "send_notification", JSON.createObjectNode().put("message", "granted mcp"));
     await(executionId(answered), ExecutionState.COMPLETED);
     // Another agent is not covered.
-    String other = executionId(callInRun(victimToken, 1, "deploy-1", "not granted"));
+    String other = executionId(callInRun(gateway.token("agent:other"), 1, "deploy-1", "not granted"));
     await(other, ExecutionState.AWAITING_SESSION_AUTHORIZATION);
 
     String list = cli("sessions", "list");
@@ -217,7 +142,7 @@ class AgentGrantEndToEndTest {
 
   @Test
   void theGrantsEndIsSignedAndCannotBeStretched() throws Exception {
-    OperatorKey carol = OperatorKey.load(keys.resolve("carol.key"));
+    OperatorKey carol = OperatorKey.load(gateway.operatorKeys().resolve("carol.key"));
     String until = Instant.now().plus(Duration.ofHours(1)).truncatedTo(ChronoUnit.SECONDS).toString();
     String grantId = AgentSessionId.grant("agent:stretch", null).id();
     SignedDecision signed = Operators.signSession(carol, AgentSessionId.grantUntil("agent:stretch", null, until).id(),
@@ -236,8 +161,8 @@ class AgentGrantEndToEndTest {
     String actor = "oauth:corp/00u1abc";
     String out = cli("sessions", "authorize", "--agent", actor, "--for", "PT8H", "--yes", "--reason", "IdP robot", "--task-queue", TASK_QUEUE);
     assertTrue(out.contains("grant:oauth:corp%2F00u1abc: authorized until "), out);
-    OperatorSessionAuthority authority = new OperatorSessionAuthority(connection.client(), TASK_QUEUE,
-        SessionWorkflowIds.keyed(FingerprintKey.loadOrCreate(data)::hmac));
+    OperatorSessionAuthority authority = new OperatorSessionAuthority(gateway.connection().client(), TASK_QUEUE,
+        SessionWorkflowIds.keyed(FingerprintKey.loadOrCreate(gateway.data())::hmac));
     assertTrue(authority.isAuthorized(AgentSessionId.run(actor, null, "nightly").id(), actor));
     assertTrue(!authority.isAuthorized(AgentSessionId.run("oauth:corp/00u2xyz", null, "nightly").id(), "oauth:corp/00u2xyz"));
   }
@@ -252,7 +177,7 @@ class AgentGrantEndToEndTest {
   }
 
   private static SessionDirectory sessions() throws Exception {
-    return new SessionDirectory(connection, SessionWorkflowIds.keyed(FingerprintKey.loadOrCreate(data)::hmac));
+    return new SessionDirectory(gateway.connection(), SessionWorkflowIds.keyed(FingerprintKey.loadOrCreate(gateway.data())::hmac));
   }
 
   private static String rootMessage(Throwable t) {
@@ -264,7 +189,7 @@ class AgentGrantEndToEndTest {
 
   private static String journal() throws Exception {
     StringBuilder all = new StringBuilder();
-    try (Stream<Path> files = Files.walk(data)) {
+    try (Stream<Path> files = Files.walk(gateway.data())) {
       for (Path f : files.filter(Files::isRegularFile).filter(p -> p.toString().contains("sessions")).toList()) {
         all.append(new String(Files.readAllBytes(f), StandardCharsets.UTF_8));
       }

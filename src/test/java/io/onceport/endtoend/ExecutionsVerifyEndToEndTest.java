@@ -7,34 +7,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.onceport.activity.operator.OperatorKey;
 import io.onceport.app.Main;
 import io.onceport.app.demo.DemoTarget;
-import io.onceport.app.engine.EmbeddedEngine;
-import io.onceport.app.runtime.FrontendRuntime;
-import io.onceport.app.runtime.FrontendSettings;
-import io.onceport.app.runtime.WorkerRuntime;
-import io.onceport.frontend.auth.AgentRegistry;
-import io.onceport.frontend.contract.ContractLoader;
-import io.onceport.frontend.contract.ContractSet;
-import io.onceport.frontend.ops.Metrics;
-import io.onceport.frontend.temporal.ExecutionDirectory;
-import io.onceport.shared.temporal.TemporalConnection;
 import io.onceport.testing.McpClient;
-import io.onceport.testing.Operators;
 import io.onceport.testing.Records;
+import io.onceport.testing.ServedGateway;
+import io.onceport.testing.ServedGateway.Run;
 import io.onceport.workflow.execution.ExecutionRecord;
-import io.onceport.workflow.execution.ExecutionSearchAttributes;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -53,95 +38,34 @@ import org.junit.jupiter.api.Timeout;
 class ExecutionsVerifyEndToEndTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String TASK_QUEUE = "onceport-verify-cli";
-  private static Path dir;
-  private static Path data;
-  private static Path keys;
-  private static DemoTarget target;
-  private static EmbeddedEngine engine;
-  private static TemporalConnection connection;
-  private static WorkerRuntime worker;
-  private static FrontendRuntime frontend;
-  private static ExecutionDirectory directory;
+  private static ServedGateway gateway;
   private static McpClient agent;
 
   @BeforeAll
   static void start() throws Exception {
-    dir = Files.createTempDirectory("onceport-verify-cli");
-    data = Files.createDirectories(dir.resolve("data"));
-    keys = dir.resolve("operator-keys");
-    target = DemoTarget.start("127.0.0.1", 0);
-    Path contracts = Files.createDirectories(dir.resolve("contracts"));
-    for (String name : List.of("rotate_credential.yaml", "send_notification.yaml")) {
-      // Checks from 1 s after the outcome (then 2, 4, 8 … s) instead of the shipped 30 s: the test sees them without waiting.
-      Files.writeString(contracts.resolve(name), Files.readString(Path.of("contracts", name))
-          .replace("${DEMO_TARGET:-http://127.0.0.1:8766}", target.url()).replace("every: PT30S", "every: PT1S"));
-    }
-    ContractSet tools = new ContractLoader().load(contracts);
-    assertEquals(Duration.ofSeconds(1), tools.find("rotate_credential").orElseThrow().replay().verify().every());
-    String token = new AgentRegistry(data).add("agent:ops");
-    OperatorKey carol = Operators.register(data, "carol");
-    carol.write(keys.resolve("carol.key"), false);
-
-    engine = EmbeddedEngine.start("127.0.0.1", 0);
-    Metrics metrics = new Metrics();
-    connection = TemporalConnection.connect(engine.target(), "default", true,
-        io.onceport.shared.codec.Payloads.dataConverter(true, data), Duration.ofSeconds(10), metrics.metricsScope());
-    connection.registerSearchAttributes(ExecutionSearchAttributes.NAMES);
-    worker = WorkerRuntime.start(connection, TASK_QUEUE, data, null, "auto", Duration.ofMinutes(5), "verify-cli");
-    frontend = FrontendRuntime.start(connection, TASK_QUEUE, data, tools, FrontendSettings.loopback(Duration.ofSeconds(2), "auto"),
-        metrics);
-    directory = new ExecutionDirectory(connection);
-    agent = new McpClient(frontend.port(), token).initialize();
+    // Checks from 1 s after the outcome (then 2, 4, 8 … s) instead of the shipped 30 s: the test sees them without waiting.
+    gateway = ServedGateway.newBuilder(TASK_QUEUE).contracts("rotate_credential.yaml", "send_notification.yaml")
+        .editContracts(yaml -> yaml.replace("every: PT30S", "every: PT1S")).agents("agent:ops").journalWriter("verify-cli").start();
+    assertEquals(Duration.ofSeconds(1), gateway.contracts().find("rotate_credential").orElseThrow().replay().verify().every());
+    agent = new McpClient(gateway.frontend().port(), gateway.token("agent:ops")).initialize();
   }
 
   @AfterAll
   static void stop() throws Exception {
-    if (frontend != null) {
-      frontend.close();
-    }
-    if (worker != null) {
-      worker.close();
-    }
-    if (connection != null) {
-      connection.close();
-    }
-    if (engine != null) {
-      engine.close();
-    }
-    if (target != null) {
-      target.close();
-    }
-    try (Stream<Path> files = Files.walk(dir)) {
-      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    if (gateway != null) {
+      gateway.close();
     }
   }
 
-  private record Run(int exit, String out, String err) {}
-
-  /** The operator's CLI: {@code executions …} against this gateway, signing as carol. */
+  /** The operator's CLI: {@code executions …} against this gateway, signing as carol ({@code verify}). */
   private static Run cli(String... args) {
-    PrintStream out = System.out;
-    PrintStream err = System.err;
-    ByteArrayOutputStream o = new ByteArrayOutputStream();
-    ByteArrayOutputStream e = new ByteArrayOutputStream();
-    try {
-      System.setOut(new PrintStream(o, true, StandardCharsets.UTF_8));
-      System.setErr(new PrintStream(e, true, StandardCharsets.UTF_8));
-      boolean decides = args.length > 1 && args[1].equals("verify");
-      Stream<String> signing = decides ? Stream.of("--key-dir", keys.toString(), "--operator", "carol") : Stream.of();
-      String[] all = Stream.of(Stream.of(args), Stream.of("--temporal", engine.target(), "--data", data.toString()), signing)
-          .flatMap(x -> x).toArray(String[]::new);
-      int exit = Main.run(all);
-      return new Run(exit, o.toString(StandardCharsets.UTF_8), e.toString(StandardCharsets.UTF_8));
-    } finally {
-      System.setOut(out);
-      System.setErr(err);
-    }
+    boolean decides = args.length > 1 && args[1].equals("verify");
+    return decides ? gateway.signed(args) : gateway.cli(args);
   }
 
   /** Calls {@code rotate_credential} for {@code service}; the rotation takes effect ten days later. */
   private static String rotate(String service, int id) throws Exception {
-    target.armFault(DemoTarget.APPLY_LATE + Duration.ofDays(10).toMillis(), 1);
+    gateway.target().armFault(DemoTarget.APPLY_LATE + Duration.ofDays(10).toMillis(), 1);
     JsonNode response = agent.call(id, "rotate_credential", JSON.createObjectNode().put("service", service));
     String executionId = response.at("/result/structuredContent/execution_id").asText();
     assertTrue(executionId.startsWith("act_"), response.toString());
@@ -149,18 +73,18 @@ class ExecutionsVerifyEndToEndTest {
   }
 
   private static ExecutionRecord pending(String executionId) throws InterruptedException {
-    return Records.await(directory, executionId, r -> r.verification() != null
+    return Records.await(gateway.directory(), executionId, r -> r.verification() != null
         && ExecutionRecord.Verification.PENDING.equals(r.verification().state()), Duration.ofSeconds(60));
   }
 
   private static ExecutionRecord record(String executionId) {
-    return directory.record(directory.locate(executionId).orElseThrow());
+    return gateway.directory().record(gateway.directory().locate(executionId).orElseThrow());
   }
 
   /** The journal lines (all writers) of {@code executionId} with {@code transition}. */
   private static List<String> journalled(String executionId, String transition) {
     List<String> lines = new ArrayList<>();
-    Path journal = data.resolve("journal/activity");
+    Path journal = gateway.data().resolve("journal/activity");
     try (Stream<Path> files = Files.list(journal)) {
       for (Path f : files.filter(p -> p.toString().endsWith(".jsonl")).toList()) {
         for (String line : Files.readAllLines(f)) {
@@ -180,7 +104,7 @@ class ExecutionsVerifyEndToEndTest {
     String id = rotate("billing", 1);
     pending(id);
     // The first check comes a second after the outcome: it does not match (nor will any other, for ten days).
-    ExecutionRecord waiting = Records.await(directory, id, r -> r.verification().checkCount() >= 1, Duration.ofSeconds(60));
+    ExecutionRecord waiting = Records.await(gateway.directory(), id, r -> r.verification().checkCount() >= 1, Duration.ofSeconds(60));
     assertEquals("completed_verification_pending", waiting.view());
     ExecutionRecord.VerificationCheck first = waiting.verification().checks().get(0);
     assertEquals("not_yet_known", first.verdict());
@@ -190,7 +114,7 @@ class ExecutionsVerifyEndToEndTest {
     assertTrue(list.out().contains(id) && list.out().contains("completed_verification_pending"), list.out());
     Run before = cli("executions", "show", id);
     assertEquals(0, before.exit(), before.err());
-    assertTrue(before.out().contains("verification pending — GET " + target.url() + "/v1/credentials/{{service}}/active"), before.out());
+    assertTrue(before.out().contains("verification pending — GET " + gateway.target().url() + "/v1/credentials/{{service}}/active"), before.out());
     assertTrue(before.out().contains("  check 1 " + first.at() + " not_yet_known 202 ["), before.out());
 
     Run verified = cli("executions", "verify", id, "--verified", "--reason", "billing-key-2 is in the vault");
@@ -214,7 +138,7 @@ class ExecutionsVerifyEndToEndTest {
     assertEquals(0, shown.exit(), shown.err());
     assertTrue(shown.out().contains("verification verified"), shown.out());
     assertTrue(shown.out().contains("verdict verified by carol: billing-key-2 is in the vault"), shown.out());
-    assertEquals(1, target.ledger().stream().filter(e -> e.method().equals("POST")).count(), "one rotation");
+    assertEquals(1, gateway.target().ledger().stream().filter(e -> e.method().equals("POST")).count(), "one rotation");
 
     // Settled: a second verdict has nothing to verify and changes nothing.
     Run again = cli("executions", "verify", id, "--not-applied", "--reason", "changed my mind");
@@ -254,7 +178,7 @@ class ExecutionsVerifyEndToEndTest {
     // An execution not kept until verified: nothing to verify.
     JsonNode sent = agent.call(3, "send_notification", JSON.createObjectNode().put("message", "deploy window opens"));
     String notification = sent.at("/result/structuredContent/execution_id").asText();
-    Records.await(directory, notification, r -> r.outcome() != null, Duration.ofSeconds(60));
+    Records.await(gateway.directory(), notification, r -> r.outcome() != null, Duration.ofSeconds(60));
     Run notKept = cli("executions", "verify", notification, "--verified", "--reason", "x");
     assertNotEquals(0, notKept.exit());
     assertTrue(notKept.err().contains("execution " + notification + " is ")

@@ -1,6 +1,5 @@
 package io.onceport.endtoend;
 
-import io.onceport.workflow.execution.ExecutionSearchAttributes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,25 +8,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.onceport.activity.operator.OperatorKey;
 import io.onceport.activity.vault.Credential;
-import io.onceport.activity.vault.KdfParameters;
-import io.onceport.activity.vault.PassphraseSource;
-import io.onceport.activity.vault.Vault;
-import io.onceport.activity.vault.VaultService;
-import io.onceport.app.Main;
-import io.onceport.frontend.auth.AgentRegistry;
-import io.onceport.frontend.contract.ContractLoader;
-import io.onceport.frontend.contract.ContractSet;
-import io.onceport.app.demo.DemoTarget;
-import io.onceport.frontend.ops.Metrics;
-import io.onceport.app.runtime.FrontendRuntime;
-import io.onceport.app.runtime.FrontendSettings;
-import io.onceport.app.runtime.WorkerRuntime;
-import io.onceport.app.engine.EmbeddedEngine;
-import io.onceport.frontend.temporal.ExecutionDirectory;
-import io.onceport.shared.temporal.TemporalConnection;
 import io.onceport.testing.McpClient;
 import io.onceport.testing.Operators;
 import io.onceport.testing.Records;
+import io.onceport.testing.ServedGateway;
 import io.onceport.workflow.execution.ApprovalDecision;
 import io.onceport.workflow.execution.ExecutionRecord;
 import io.onceport.workflow.execution.ExecutionState;
@@ -42,14 +26,8 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
 import io.temporal.client.WorkflowUpdateException;
 import io.temporal.failure.ApplicationFailure;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -73,85 +51,48 @@ class ForgedDecisionsEndToEndTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String TASK_QUEUE = "onceport-forged";
   private static final String PASS = "forged decisions passphrase";
-  private static Path dir;
-  private static Path data;
-  private static Path keys;
-  private static DemoTarget target;
-  private static EmbeddedEngine engine;
-  private static TemporalConnection connection;
-  private static WorkerRuntime worker;
-  private static FrontendRuntime frontend;
-  private static ExecutionDirectory directory;
-  private static String token;
+  private static ServedGateway gateway;
   private static WorkflowClient plain;
   private static int version;
 
   @BeforeAll
   static void start() throws Exception {
-    dir = Files.createTempDirectory("onceport-forged");
-    data = dir.resolve("data");
-    keys = dir.resolve("operator-keys");
-    target = DemoTarget.start("127.0.0.1", 0);
-    Path contracts = Files.createDirectories(dir.resolve("contracts"));
-    for (String name : List.of("send_notification.yaml", "create_release.yaml")) {
-      Files.writeString(contracts.resolve(name), Files.readString(Path.of("contracts", name)).replace("127.0.0.1:8766", "127.0.0.1:" + target.port()));
-    }
-    Files.writeString(contracts.resolve("deploy_approved.yaml"), """
-        tool: deploy_approved
-        description: Deploy with a credential an operator approves for each use.
-        input_schema:
-          type: object
-          required: [service, version]
-          properties:
-            service: {type: string}
-            version: {type: string}
-          additionalProperties: false
-        channel: http
-        http:
-          method: POST
-          url: http://127.0.0.1:%d/v1/releases
-          idempotency_header: Idempotency-Key
-          credential: deploy
-        replay:
-          class: idempotency_key
-          attach_window: PT1H
-        """.formatted(target.port()));
-    ContractSet tools = new ContractLoader().load(contracts);
-    Files.createDirectories(data);
-    try (Vault v = Vault.create(data, PASS.toCharArray(), KdfParameters.forTests())) {
-      v.put(new Credential("deploy", Credential.Type.BEARER, null, null, "deploy_not_a_real_token"), true);
-    }
-    VaultService vault = VaultService.open(data, PassphraseSource.fromEnvironment(Map.of(PassphraseSource.ENV, PASS)));
-    token = new AgentRegistry(data).add("agent:deployer");
-    OperatorKey carol = Operators.register(data, "carol");
-    carol.write(keys.resolve("carol.key"), false);
-
-    engine = EmbeddedEngine.start("127.0.0.1", 0);
-    Metrics metrics = new Metrics();
-    connection = TemporalConnection.connect(engine.target(), "default", true,
-        io.onceport.shared.codec.Payloads.dataConverter(true, data), Duration.ofSeconds(10), metrics.metricsScope());
-    connection.registerSearchAttributes(ExecutionSearchAttributes.NAMES);
-    worker = WorkerRuntime.start(connection, TASK_QUEUE, data, vault, "operator", Duration.ofMinutes(5), "forged");
-    frontend = FrontendRuntime.start(connection, TASK_QUEUE, data, tools, FrontendSettings.loopback(Duration.ofSeconds(2), "operator"), metrics);
-    directory = new ExecutionDirectory(connection);
+    gateway = ServedGateway.newBuilder(TASK_QUEUE).contracts("send_notification.yaml", "create_release.yaml")
+        .contract("deploy_approved.yaml", target -> """
+            tool: deploy_approved
+            description: Deploy with a credential an operator approves for each use.
+            input_schema:
+              type: object
+              required: [service, version]
+              properties:
+                service: {type: string}
+                version: {type: string}
+              additionalProperties: false
+            channel: http
+            http:
+              method: POST
+              url: http://127.0.0.1:%d/v1/releases
+              idempotency_header: Idempotency-Key
+              credential: deploy
+            replay:
+              class: idempotency_key
+              attach_window: PT1H
+            """.formatted(target.port()))
+        .vault(PASS, v -> v.put(new Credential("deploy", Credential.Type.BEARER, null, null, "deploy_not_a_real_token"), true))
+        .sessionPolicy("operator").agents("agent:deployer").journalWriter("forged").start();
     // The attacker: a plain Temporal client on the same frontend, default data converter, no keys at all.
-    plain = WorkflowClient.newInstance(connection.stubs(), WorkflowClientOptions.newBuilder().setNamespace("default").build());
+    plain = WorkflowClient.newInstance(gateway.connection().stubs(), WorkflowClientOptions.newBuilder().setNamespace("default").build());
   }
 
   @AfterAll
   static void stop() throws Exception {
-    frontend.close();
-    worker.close();
-    connection.close();
-    engine.close();
-    target.close();
-    try (Stream<Path> files = Files.walk(dir)) {
-      files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    if (gateway != null) {
+      gateway.close();
     }
   }
 
   private static long acted(String path, String key) {
-    return target.ledger().stream().filter(e -> e.path().equals(path) && key.equals(e.key())).count();
+    return gateway.target().ledger().stream().filter(e -> e.path().equals(path) && key.equals(e.key())).count();
   }
 
   private static String executionId(JsonNode response) {
@@ -161,7 +102,7 @@ class ForgedDecisionsEndToEndTest {
   }
 
   private static ExecutionRecord await(String executionId, ExecutionState state) throws InterruptedException {
-    return Records.await(directory, executionId, r -> r.state() == state, Duration.ofSeconds(20));
+    return Records.await(gateway.directory(), executionId, r -> r.state() == state, Duration.ofSeconds(20));
   }
 
   private static String sessionIdOf(McpClient client) throws Exception {
@@ -173,24 +114,9 @@ class ForgedDecisionsEndToEndTest {
   }
 
   /** Signs as carol through the CLI, as an operator would. */
-  private static synchronized String cli(String... args) {
-    PrintStream out = System.out;
-    PrintStream err = System.err;
-    ByteArrayOutputStream o = new ByteArrayOutputStream();
-    ByteArrayOutputStream e = new ByteArrayOutputStream();
-    try {
-      System.setOut(new PrintStream(o, true, StandardCharsets.UTF_8));
-      System.setErr(new PrintStream(e, true, StandardCharsets.UTF_8));
-      Stream<String> yes = args[0].equals("executions") ? Stream.of() : Stream.of("--yes"); // resolve never asks
-      String[] all = Stream.of(Stream.of(args), yes, Stream.of("--temporal", engine.target(), "--data", data.toString(),
-          "--key-dir", keys.toString(), "--operator", "carol")).flatMap(x -> x).toArray(String[]::new);
-      int exit = Main.run(all);
-      assertEquals(0, exit, o.toString(StandardCharsets.UTF_8) + e.toString(StandardCharsets.UTF_8));
-      return o.toString(StandardCharsets.UTF_8);
-    } finally {
-      System.setOut(out);
-      System.setErr(err);
-    }
+  private static String cli(String... args) {
+    Stream<String> yes = args[0].equals("executions") ? Stream.of() : Stream.of("--yes"); // resolve never asks
+    return gateway.signed(Stream.concat(Stream.of(args), yes).toArray(String[]::new)).expect(0).out();
   }
 
   /** The activity journal's decision_refused entries of one execution, as the worker wrote them. */
@@ -198,7 +124,7 @@ class ForgedDecisionsEndToEndTest {
     long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
     List<io.onceport.activity.journal.JournalReader.Record> found = List.of();
     while (System.nanoTime() < end) {
-      found = io.onceport.activity.journal.JournalReader.read(data, io.onceport.activity.journal.Journals.ACTIVITY).records().stream()
+      found = io.onceport.activity.journal.JournalReader.read(gateway.data(), io.onceport.activity.journal.Journals.ACTIVITY).records().stream()
           .filter(r -> executionId.equals(r.executionId()) && "decision_refused".equals(r.transition())).toList();
       if (!found.isEmpty()) {
         return found;
@@ -219,12 +145,12 @@ class ForgedDecisionsEndToEndTest {
 
   /** A new MCP session of the agent, authorized by carol through the CLI (signed). */
   private static McpClient authorizedSession() throws Exception {
-    McpClient client = new McpClient(frontend.port(), token).initialize();
+    McpClient client = new McpClient(gateway.frontend().port(), gateway.token("agent:deployer")).initialize();
     String session = sessionIdOf(client);
     // A session's workflow starts with its first durable call (not with initialize): that call waits for carol.
     String opening = executionId(client.call(0, "send_notification", JSON.readTree("{\"message\":\"opens the session\"}")));
     long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (new io.onceport.app.cli.SessionDirectory(connection).find(session).isEmpty() && System.nanoTime() < end) {
+    while (new io.onceport.app.cli.SessionDirectory(gateway.connection()).find(session).isEmpty() && System.nanoTime() < end) {
       Thread.sleep(50);
     }
     assertTrue(cli("sessions", "authorize", session).contains(session + ": authorized by carol"));
@@ -245,11 +171,11 @@ class ForgedDecisionsEndToEndTest {
         () -> forged.resolve(new Resolution(Resolution.Decision.REDISPATCH, "it did not run", "operator:mallory")));
     assertTrue(refusal(e).startsWith("refused a payload Onceport did not encrypt"), refusal(e));
 
-    assertEquals(ExecutionState.NEEDS_REVIEW, directory.record(directory.locate(id).orElseThrow()).state());
+    assertEquals(ExecutionState.NEEDS_REVIEW, gateway.directory().record(gateway.directory().locate(id).orElseThrow()).state());
     assertEquals(1, acted("/v1/notifications", id), "the target received it once, not a second time");
 
     // With the payload keys but no operator key: the workflow refuses the unsigned decision itself.
-    ToolExecutionWorkflow keyed = connection.client().newWorkflowStub(ToolExecutionWorkflow.class, review.workflowId(), Optional.of(review.runId()));
+    ToolExecutionWorkflow keyed = gateway.connection().client().newWorkflowStub(ToolExecutionWorkflow.class, review.workflowId(), Optional.of(review.runId()));
     WorkflowUpdateException unsigned = assertThrows(WorkflowUpdateException.class,
         () -> keyed.resolve(new Resolution(Resolution.Decision.REDISPATCH, "it did not run", "operator:mallory")));
     assertTrue(refusal(unsigned).startsWith("execution " + id + ": decision refused: unsigned: no signed statement was presented"),
@@ -269,7 +195,7 @@ class ForgedDecisionsEndToEndTest {
 
   @Test
   void aForgedApprovalOfAnApproveEachUseExecutionIsRefusedAndNothingIsDispatchedUntilAnOperatorSigns() throws Exception {
-    McpClient client = new McpClient(frontend.port(), token).initialize();
+    McpClient client = new McpClient(gateway.frontend().port(), gateway.token("agent:deployer")).initialize();
     String id = executionId(client.call(1, "deploy_approved", JSON.readTree("{\"service\":\"catalog\",\"version\":\"forged-" + (++version) + "\"}")));
     ExecutionRecord waiting = await(id, ExecutionState.AWAITING_APPROVAL);
 
@@ -277,13 +203,13 @@ class ForgedDecisionsEndToEndTest {
     WorkflowUpdateException e = assertThrows(WorkflowUpdateException.class,
         () -> forged.decideApproval(new ApprovalDecision(id, waiting.fingerprint(), true, "looks fine", "operator:mallory")));
     assertTrue(refusal(e).startsWith("refused a payload Onceport did not encrypt"), refusal(e));
-    assertEquals(ExecutionState.AWAITING_APPROVAL, directory.record(directory.locate(id).orElseThrow()).state());
+    assertEquals(ExecutionState.AWAITING_APPROVAL, gateway.directory().record(gateway.directory().locate(id).orElseThrow()).state());
     assertEquals(0, acted("/v1/releases", id), "nothing was dispatched");
 
     // With the payload keys and a key of its own that is not registered: refused by verification.
     OperatorKey mallory = OperatorKey.generate("mallory");
     var forgedStatement = Operators.sign(mallory, "approval", id, waiting.fingerprint(), "approve", "looks fine");
-    ToolExecutionWorkflow keyed = connection.client().newWorkflowStub(ToolExecutionWorkflow.class, waiting.workflowId(), Optional.of(waiting.runId()));
+    ToolExecutionWorkflow keyed = gateway.connection().client().newWorkflowStub(ToolExecutionWorkflow.class, waiting.workflowId(), Optional.of(waiting.runId()));
     WorkflowUpdateException notRegistered = assertThrows(WorkflowUpdateException.class, () -> keyed.decideApproval(new ApprovalDecision(
         id, waiting.fingerprint(), true, "looks fine", "mallory", forgedStatement.statement(), forgedStatement.signature())));
     assertEquals("execution " + id + ": decision refused: operator mallory is not registered", refusal(notRegistered));
@@ -301,13 +227,13 @@ class ForgedDecisionsEndToEndTest {
 
   @Test
   void aForgedSessionAuthorizationIsRefusedAndTheWaitingExecutionStaysWaiting() throws Exception {
-    McpClient client = new McpClient(frontend.port(), token).initialize();
+    McpClient client = new McpClient(gateway.frontend().port(), gateway.token("agent:deployer")).initialize();
     String session = sessionIdOf(client);
     String id = executionId(client.call(1, "create_release", JSON.readTree("{\"service\":\"catalog\",\"version\":\"forged-" + (++version) + "\"}")));
     ExecutionRecord waiting = await(id, ExecutionState.AWAITING_SESSION_AUTHORIZATION);
 
     // The attacker lists the session workflows (their ids are keyed, but visible) and authorizes each.
-    var sessions = connection.stubs().blockingStub().listOpenWorkflowExecutions(ListOpenWorkflowExecutionsRequest.newBuilder()
+    var sessions = gateway.connection().stubs().blockingStub().listOpenWorkflowExecutions(ListOpenWorkflowExecutionsRequest.newBuilder()
             .setNamespace("default").setTypeFilter(WorkflowTypeFilter.newBuilder().setName(AgentSessionWorkflow.TYPE)).build())
         .getExecutionsList().stream().filter(i -> i.getType().getName().equals(AgentSessionWorkflow.TYPE)).toList();
     assertTrue(!sessions.isEmpty());
@@ -321,18 +247,18 @@ class ForgedDecisionsEndToEndTest {
     plain.newWorkflowStub(ToolExecutionWorkflow.class, waiting.workflowId())
         .sessionAuthorization(new SessionAuthorization(session, true, "operator:mallory", "trust me"));
     awaitTaskAfterLastSignal(waiting.workflowId());
-    ExecutionRecord still = directory.record(directory.locate(id).orElseThrow());
+    ExecutionRecord still = gateway.directory().record(gateway.directory().locate(id).orElseThrow());
     assertEquals(ExecutionState.AWAITING_SESSION_AUTHORIZATION, still.state());
     assertEquals(0, acted("/v1/releases", id), "nothing was dispatched");
-    assertTrue(new io.onceport.app.cli.SessionDirectory(connection).find(session).orElseThrow().authorization() == null);
+    assertTrue(new io.onceport.app.cli.SessionDirectory(gateway.connection()).find(session).orElseThrow().authorization() == null);
 
     // With the payload keys: the unsigned signal reaches the execution and is refused there, journalled.
-    connection.client().newWorkflowStub(ToolExecutionWorkflow.class, waiting.workflowId())
+    gateway.connection().client().newWorkflowStub(ToolExecutionWorkflow.class, waiting.workflowId())
         .sessionAuthorization(new SessionAuthorization(session, true, "operator:mallory", "trust me"));
     var journalled = journalledRefusals(id);
     assertEquals(1, journalled.size());
     assertTrue(String.valueOf(journalled.get(0).detail().get("refusal")).startsWith("unsigned: no signed statement was presented"));
-    assertEquals(ExecutionState.AWAITING_SESSION_AUTHORIZATION, directory.record(directory.locate(id).orElseThrow()).state());
+    assertEquals(ExecutionState.AWAITING_SESSION_AUTHORIZATION, gateway.directory().record(gateway.directory().locate(id).orElseThrow()).state());
     assertEquals(0, acted("/v1/releases", id), "nothing was dispatched");
 
     String out = cli("sessions", "authorize", session);
@@ -346,7 +272,7 @@ class ForgedDecisionsEndToEndTest {
   static void awaitTaskAfterLastSignal(String workflowId) throws InterruptedException {
     long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
     while (System.nanoTime() < end) {
-      var events = connection.client().fetchHistory(workflowId).getHistory().getEventsList();
+      var events = gateway.connection().client().fetchHistory(workflowId).getHistory().getEventsList();
       long signal = events.stream().filter(e -> e.getEventType() == io.temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED)
           .mapToLong(io.temporal.api.history.v1.HistoryEvent::getEventId).max().orElse(Long.MAX_VALUE);
       if (events.stream().anyMatch(e -> e.getEventType() == io.temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED
@@ -362,7 +288,7 @@ class ForgedDecisionsEndToEndTest {
 
   private static void arm(String fault) throws Exception {
     var http = java.net.http.HttpClient.newHttpClient();
-    var r = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(target.url() + "/admin/faults"))
+    var r = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(gateway.target().url() + "/admin/faults"))
         .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"next\":\"" + fault + "\",\"count\":1}")).build(),
         java.net.http.HttpResponse.BodyHandlers.ofString());
     assertEquals(2, r.statusCode() / 100, r.body());

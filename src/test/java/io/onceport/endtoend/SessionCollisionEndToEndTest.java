@@ -1,6 +1,5 @@
 package io.onceport.endtoend;
 
-import io.onceport.workflow.execution.ExecutionSearchAttributes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,33 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.onceport.activity.operator.OperatorKey;
-import io.onceport.app.Main;
-import io.onceport.app.demo.DemoTarget;
-import io.onceport.app.engine.EmbeddedEngine;
-import io.onceport.app.runtime.FrontendRuntime;
-import io.onceport.app.runtime.FrontendSettings;
-import io.onceport.app.runtime.WorkerRuntime;
 import io.onceport.frontend.auth.AgentRegistry;
-import io.onceport.frontend.contract.ContractLoader;
-import io.onceport.frontend.contract.ContractSet;
-import io.onceport.frontend.ops.Metrics;
-import io.onceport.frontend.temporal.ExecutionDirectory;
-import io.onceport.shared.temporal.TemporalConnection;
 import io.onceport.testing.McpClient;
-import io.onceport.testing.Operators;
 import io.onceport.testing.Records;
+import io.onceport.testing.ServedGateway;
 import io.onceport.workflow.execution.ExecutionRecord;
 import io.onceport.workflow.execution.ExecutionState;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -55,64 +35,18 @@ class SessionCollisionEndToEndTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String TASK_QUEUE = "onceport-collision";
   private static final String MODERN = "2026-07-28";
-  private static Path dir;
-  private static Path data;
-  private static Path keys;
-  private static DemoTarget target;
-  private static EmbeddedEngine engine;
-  private static TemporalConnection connection;
-  private static WorkerRuntime worker;
-  private static FrontendRuntime frontend;
-  private static ExecutionDirectory directory;
-  private static String attackerToken;
-  private static String victimToken;
+  private static ServedGateway gateway;
 
   @BeforeAll
   static void start() throws Exception {
-    dir = Files.createTempDirectory("onceport-collision");
-    data = Files.createDirectories(dir.resolve("data"));
-    keys = dir.resolve("operator-keys");
-    target = DemoTarget.start("127.0.0.1", 0);
-    Path contracts = Files.createDirectories(dir.resolve("contracts"));
-    Files.writeString(contracts.resolve("send_notification.yaml"), Files.readString(Path.of("contracts", "send_notification.yaml"))
-        .replace("${DEMO_TARGET:-http://127.0.0.1:8766}", target.url()));
-    ContractSet tools = new ContractLoader().load(contracts);
-    AgentRegistry agents = new AgentRegistry(data);
-    attackerToken = agents.add("agent:ci");
-    victimToken = agents.add("agent:ci:prod");
-    OperatorKey carol = Operators.register(data, "carol");
-    carol.write(keys.resolve("carol.key"), false);
-
-    engine = EmbeddedEngine.start("127.0.0.1", 0);
-    Metrics metrics = new Metrics();
-    connection = TemporalConnection.connect(engine.target(), "default", true,
-        io.onceport.shared.codec.Payloads.dataConverter(true, data), Duration.ofSeconds(10), metrics.metricsScope());
-    connection.registerSearchAttributes(ExecutionSearchAttributes.NAMES);
-    worker = WorkerRuntime.start(connection, TASK_QUEUE, data, null, "operator", Duration.ofMinutes(5), "collision");
-    frontend = FrontendRuntime.start(connection, TASK_QUEUE, data, tools,
-        FrontendSettings.loopback(Duration.ofSeconds(2), "operator"), metrics);
-    directory = new ExecutionDirectory(connection);
+    gateway = ServedGateway.newBuilder(TASK_QUEUE).contracts("send_notification.yaml").sessionPolicy("operator")
+        .agents("agent:ci", "agent:ci:prod").journalWriter("collision").start();
   }
 
   @AfterAll
   static void stop() throws Exception {
-    if (frontend != null) {
-      frontend.close();
-    }
-    if (worker != null) {
-      worker.close();
-    }
-    if (connection != null) {
-      connection.close();
-    }
-    if (engine != null) {
-      engine.close();
-    }
-    if (target != null) {
-      target.close();
-    }
-    try (Stream<Path> files = Files.walk(dir)) {
-      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    if (gateway != null) {
+      gateway.close();
     }
   }
 
@@ -125,7 +59,7 @@ class SessionCollisionEndToEndTest {
     meta.putObject("io.modelcontextprotocol/clientInfo").put("name", "nightly-job").put("version", "1");
     meta.putObject("io.modelcontextprotocol/clientCapabilities");
     meta.put("onceport/run", runId);
-    var response = new McpClient(frontend.port(), token).post(body.toString(),
+    var response = new McpClient(gateway.frontend().port(), token).post(body.toString(),
         "MCP-Protocol-Version", MODERN, "Mcp-Method", "tools/call", "Mcp-Name", "send_notification");
     assertEquals(200, response.statusCode(), response.body());
     return JSON.readTree(response.body());
@@ -138,39 +72,23 @@ class SessionCollisionEndToEndTest {
   }
 
   private static ExecutionRecord await(String executionId, ExecutionState state) throws InterruptedException {
-    return Records.await(directory, executionId, r -> r.state() == state, Duration.ofSeconds(30));
+    return Records.await(gateway.directory(), executionId, r -> r.state() == state, Duration.ofSeconds(30));
   }
 
   private static long sent(String executionId) {
-    return target.ledger().stream().filter(e -> e.path().equals("/v1/notifications") && executionId.equals(e.key())).count();
+    return gateway.target().ledger().stream().filter(e -> e.path().equals("/v1/notifications") && executionId.equals(e.key())).count();
   }
 
   /** The operator's CLI, signing as carol. */
   private static String cli(String... args) {
-    PrintStream out = System.out;
-    PrintStream err = System.err;
-    ByteArrayOutputStream o = new ByteArrayOutputStream();
-    ByteArrayOutputStream e = new ByteArrayOutputStream();
-    try {
-      System.setOut(new PrintStream(o, true, StandardCharsets.UTF_8));
-      System.setErr(new PrintStream(e, true, StandardCharsets.UTF_8));
-      boolean decides = args.length > 1 && List.of("authorize", "deny", "revoke").contains(args[1]);
-      Stream<String> signing = decides ? Stream.of("--key-dir", keys.toString(), "--operator", "carol") : Stream.of();
-      String[] all = Stream.of(Stream.of(args), Stream.of("--temporal", engine.target(), "--data", data.toString()), signing)
-          .flatMap(x -> x).toArray(String[]::new);
-      int exit = Main.run(all);
-      assertEquals(0, exit, o.toString(StandardCharsets.UTF_8) + e.toString(StandardCharsets.UTF_8));
-      return o.toString(StandardCharsets.UTF_8);
-    } finally {
-      System.setOut(out);
-      System.setErr(err);
-    }
+    boolean decides = args.length > 1 && List.of("authorize", "deny", "revoke").contains(args[1]);
+    return (decides ? gateway.signed(args) : gateway.cli(args)).expect(0).out();
   }
 
   @Test
   void anotherActorWhoseNameAndRunJoinToTheVictimsSessionIdCannotUseTheVictimsAuthorization() throws Exception {
-    String victim = executionId(callInRun(victimToken, 1, "nightly", "victim: deploy window opens"));
-    String attacker = executionId(callInRun(attackerToken, 1, "prod:nightly", "attacker: wire the money"));
+    String victim = executionId(callInRun(gateway.token("agent:ci:prod"), 1, "nightly", "victim: deploy window opens"));
+    String attacker = executionId(callInRun(gateway.token("agent:ci"), 1, "prod:nightly", "attacker: wire the money"));
     ExecutionRecord victimWaiting = await(victim, ExecutionState.AWAITING_SESSION_AUTHORIZATION);
     ExecutionRecord attackerWaiting = await(attacker, ExecutionState.AWAITING_SESSION_AUTHORIZATION);
 
@@ -180,7 +98,7 @@ class SessionCollisionEndToEndTest {
     assertEquals(1, sent(victim), "the victim's authorized call was sent once");
 
     // The attacker's execution was never told of the victim's decision: it still waits, and nothing of it was sent.
-    ExecutionRecord still = Records.await(directory, attacker, r -> true, Duration.ofSeconds(5));
+    ExecutionRecord still = Records.await(gateway.directory(), attacker, r -> true, Duration.ofSeconds(5));
     assertEquals(ExecutionState.AWAITING_SESSION_AUTHORIZATION, still.state(), still.view() + " — " + still.message());
     assertEquals(0, sent(attacker), "the attacker's irreversible call never reached the target");
     assertNotEquals(victimWaiting.sessionId(), attackerWaiting.sessionId(), "two actors' runs are two sessions");
@@ -191,8 +109,8 @@ class SessionCollisionEndToEndTest {
 
   @Test
   void theSessionsOfBothActorsAreListedApartWithTheirOwnActor() throws Exception {
-    executionId(callInRun(victimToken, 2, "weekly", "victim weekly"));
-    executionId(callInRun(attackerToken, 2, "prod:weekly", "attacker weekly"));
+    executionId(callInRun(gateway.token("agent:ci:prod"), 2, "weekly", "victim weekly"));
+    executionId(callInRun(gateway.token("agent:ci"), 2, "prod:weekly", "attacker weekly"));
     String list = cli("sessions", "list", "--json");
     JsonNode sessions = JSON.readTree(list);
     List<String> ids = new java.util.ArrayList<>();
@@ -217,7 +135,7 @@ class SessionCollisionEndToEndTest {
    */
   @Test
   void aRemovedAndReaddedAgentStartsWithNoSessionAndNoAuthorization() throws Exception {
-    AgentRegistry agents = new AgentRegistry(data);
+    AgentRegistry agents = new AgentRegistry(gateway.data());
     String first = agents.add("agent:rotated");
     String before = executionId(callInRun(first, 1, "nightly", "rotated: before"));
     ExecutionRecord waiting = await(before, ExecutionState.AWAITING_SESSION_AUTHORIZATION);
