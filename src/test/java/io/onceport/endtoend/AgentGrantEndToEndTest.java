@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.onceport.activity.auth.OperatorSessionAuthority;
 import io.onceport.activity.operator.OperatorKey;
 import io.onceport.frontend.auth.AgentRegistry;
@@ -49,7 +48,6 @@ import org.junit.jupiter.api.Timeout;
 class AgentGrantEndToEndTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String TASK_QUEUE = "onceport-grant";
-  private static final String MODERN = "2026-07-28";
   private static ServedGateway gateway;
 
   @BeforeAll
@@ -63,21 +61,6 @@ class AgentGrantEndToEndTest {
     if (gateway != null) {
       gateway.close();
     }
-  }
-
-  /** A 2026-07-28 {@code tools/call} of {@code send_notification} in run {@code runId}. */
-  private static JsonNode callInRun(String token, int id, String runId, String message) throws Exception {
-    ObjectNode body = (ObjectNode) JSON.readTree(McpClient.callBody(id, "send_notification",
-        JSON.createObjectNode().put("message", message)));
-    ObjectNode meta = ((ObjectNode) body.get("params")).putObject("_meta");
-    meta.put("io.modelcontextprotocol/protocolVersion", MODERN);
-    meta.putObject("io.modelcontextprotocol/clientInfo").put("name", "nightly-job").put("version", "1");
-    meta.putObject("io.modelcontextprotocol/clientCapabilities");
-    meta.put("onceport/run", runId);
-    var response = new McpClient(gateway.frontend().port(), token).post(body.toString(),
-        "MCP-Protocol-Version", MODERN, "Mcp-Method", "tools/call", "Mcp-Name", "send_notification");
-    assertEquals(200, response.statusCode(), response.body());
-    return JSON.readTree(response.body());
   }
 
   private static String executionId(JsonNode response) {
@@ -118,14 +101,14 @@ class AgentGrantEndToEndTest {
 
     // New sessions — two runs and an MCP session — need no operator.
     for (String run : List.of("deploy-1", "deploy-2")) {
-      String id = executionId(callInRun(deployer(), 1, run, "granted " + run));
+      String id = executionId(gateway.callInRun(deployer(), 1, run, "granted " + run));
       await(id, ExecutionState.COMPLETED);
     }
     McpClient mcp = new McpClient(gateway.frontend().port(), deployer()).initialize("deploy-script", "2");
     JsonNode answered = mcp.call(2, "send_notification", JSON.createObjectNode().put("message", "granted mcp"));
     await(executionId(answered), ExecutionState.COMPLETED);
     // Another agent is not covered.
-    String other = executionId(callInRun(gateway.token("agent:other"), 1, "deploy-1", "not granted"));
+    String other = executionId(gateway.callInRun(gateway.token("agent:other"), 1, "deploy-1", "not granted"));
     await(other, ExecutionState.AWAITING_SESSION_AUTHORIZATION);
 
     String list = cli("sessions", "list");
@@ -135,7 +118,7 @@ class AgentGrantEndToEndTest {
 
     String revoked = cli("sessions", "revoke", "--agent", "agent:deployer", "--reason", "scripts done", "--yes");
     assertTrue(revoked.contains(grantId + ": revoked"), revoked);
-    String after = executionId(callInRun(deployer(), 3, "deploy-3", "after revoke"));
+    String after = executionId(gateway.callInRun(deployer(), 3, "deploy-3", "after revoke"));
     await(after, ExecutionState.AWAITING_SESSION_AUTHORIZATION);
     assertEquals(0, sent(after));
   }

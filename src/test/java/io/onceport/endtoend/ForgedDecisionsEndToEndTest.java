@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.onceport.activity.operator.OperatorKey;
 import io.onceport.activity.vault.Credential;
+import io.onceport.testing.Contracts;
 import io.onceport.testing.McpClient;
 import io.onceport.testing.Operators;
 import io.onceport.testing.Records;
@@ -58,26 +59,7 @@ class ForgedDecisionsEndToEndTest {
   @BeforeAll
   static void start() throws Exception {
     gateway = ServedGateway.newBuilder(TASK_QUEUE).contracts("send_notification.yaml", "create_release.yaml")
-        .contract("deploy_approved.yaml", target -> """
-            tool: deploy_approved
-            description: Deploy with a credential an operator approves for each use.
-            input_schema:
-              type: object
-              required: [service, version]
-              properties:
-                service: {type: string}
-                version: {type: string}
-              additionalProperties: false
-            channel: http
-            http:
-              method: POST
-              url: http://127.0.0.1:%d/v1/releases
-              idempotency_header: Idempotency-Key
-              credential: deploy
-            replay:
-              class: idempotency_key
-              attach_window: PT1H
-            """.formatted(target.port()))
+        .contract("deploy_approved.yaml", target -> Contracts.deployApprovedYaml(target.url()))
         .vault(PASS, v -> v.put(new Credential("deploy", Credential.Type.BEARER, null, null, "deploy_not_a_real_token"), true))
         .sessionPolicy("operator").agents("agent:deployer").journalWriter("forged").start();
     // The attacker: a plain Temporal client on the same frontend, default data converter, no keys at all.

@@ -15,6 +15,7 @@ import io.onceport.frontend.auth.SessionIds;
 import io.onceport.frontend.temporal.ExecutionDirectory;
 import io.onceport.shared.temporal.TemporalConnection;
 import io.onceport.shared.codec.Payloads;
+import io.onceport.testing.Contracts;
 import io.onceport.testing.ChildProcess;
 import io.onceport.testing.Cluster;
 import io.onceport.testing.Conditions;
@@ -111,26 +112,7 @@ class SecuredTemporalEndToEndTest {
 
   /** A contract whose credential an operator approves for each use, the vault holding it, operator carol. */
   private static void prepareDataDir() throws Exception {
-    Files.writeString(cluster.contracts.resolve("deploy_approved.yaml"), """
-        tool: deploy_approved
-        description: Deploy with a credential an operator approves for each use.
-        input_schema:
-          type: object
-          required: [service, version]
-          properties:
-            service: {type: string}
-            version: {type: string}
-          additionalProperties: false
-        channel: http
-        http:
-          method: POST
-          url: http://127.0.0.1:%d/v1/releases
-          idempotency_header: Idempotency-Key
-          credential: deploy
-        replay:
-          class: idempotency_key
-          attach_window: PT1H
-        """.formatted(cluster.target.port()));
+    Files.writeString(cluster.contracts.resolve("deploy_approved.yaml"), Contracts.deployApprovedYaml(cluster.target.url()));
     try (Vault v = Vault.create(cluster.data, PASS.toCharArray(), KdfParameters.forTests())) {
       v.put(new Credential("deploy", Credential.Type.BEARER, null, null, "deploy_not_a_real_token"), true);
     }

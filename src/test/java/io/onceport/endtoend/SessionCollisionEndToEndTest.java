@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.onceport.frontend.auth.AgentRegistry;
 import io.onceport.testing.McpClient;
 import io.onceport.testing.Records;
@@ -34,7 +33,6 @@ import org.junit.jupiter.api.Timeout;
 class SessionCollisionEndToEndTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String TASK_QUEUE = "onceport-collision";
-  private static final String MODERN = "2026-07-28";
   private static ServedGateway gateway;
 
   @BeforeAll
@@ -48,21 +46,6 @@ class SessionCollisionEndToEndTest {
     if (gateway != null) {
       gateway.close();
     }
-  }
-
-  /** A 2026-07-28 {@code tools/call} of {@code send_notification} in run {@code runId}. */
-  private static JsonNode callInRun(String token, int id, String runId, String message) throws Exception {
-    ObjectNode body = (ObjectNode) JSON.readTree(McpClient.callBody(id, "send_notification",
-        JSON.createObjectNode().put("message", message)));
-    ObjectNode meta = ((ObjectNode) body.get("params")).putObject("_meta");
-    meta.put("io.modelcontextprotocol/protocolVersion", MODERN);
-    meta.putObject("io.modelcontextprotocol/clientInfo").put("name", "nightly-job").put("version", "1");
-    meta.putObject("io.modelcontextprotocol/clientCapabilities");
-    meta.put("onceport/run", runId);
-    var response = new McpClient(gateway.frontend().port(), token).post(body.toString(),
-        "MCP-Protocol-Version", MODERN, "Mcp-Method", "tools/call", "Mcp-Name", "send_notification");
-    assertEquals(200, response.statusCode(), response.body());
-    return JSON.readTree(response.body());
   }
 
   private static String executionId(JsonNode response) {
@@ -87,8 +70,8 @@ class SessionCollisionEndToEndTest {
 
   @Test
   void anotherActorWhoseNameAndRunJoinToTheVictimsSessionIdCannotUseTheVictimsAuthorization() throws Exception {
-    String victim = executionId(callInRun(gateway.token("agent:ci:prod"), 1, "nightly", "victim: deploy window opens"));
-    String attacker = executionId(callInRun(gateway.token("agent:ci"), 1, "prod:nightly", "attacker: wire the money"));
+    String victim = executionId(gateway.callInRun(gateway.token("agent:ci:prod"), 1, "nightly", "victim: deploy window opens"));
+    String attacker = executionId(gateway.callInRun(gateway.token("agent:ci"), 1, "prod:nightly", "attacker: wire the money"));
     ExecutionRecord victimWaiting = await(victim, ExecutionState.AWAITING_SESSION_AUTHORIZATION);
     ExecutionRecord attackerWaiting = await(attacker, ExecutionState.AWAITING_SESSION_AUTHORIZATION);
 
@@ -109,8 +92,8 @@ class SessionCollisionEndToEndTest {
 
   @Test
   void theSessionsOfBothActorsAreListedApartWithTheirOwnActor() throws Exception {
-    executionId(callInRun(gateway.token("agent:ci:prod"), 2, "weekly", "victim weekly"));
-    executionId(callInRun(gateway.token("agent:ci"), 2, "prod:weekly", "attacker weekly"));
+    executionId(gateway.callInRun(gateway.token("agent:ci:prod"), 2, "weekly", "victim weekly"));
+    executionId(gateway.callInRun(gateway.token("agent:ci"), 2, "prod:weekly", "attacker weekly"));
     String list = cli("sessions", "list", "--json");
     JsonNode sessions = JSON.readTree(list);
     List<String> ids = new java.util.ArrayList<>();
@@ -137,7 +120,7 @@ class SessionCollisionEndToEndTest {
   void aRemovedAndReaddedAgentStartsWithNoSessionAndNoAuthorization() throws Exception {
     AgentRegistry agents = new AgentRegistry(gateway.data());
     String first = agents.add("agent:rotated");
-    String before = executionId(callInRun(first, 1, "nightly", "rotated: before"));
+    String before = executionId(gateway.callInRun(first, 1, "nightly", "rotated: before"));
     ExecutionRecord waiting = await(before, ExecutionState.AWAITING_SESSION_AUTHORIZATION);
     cli("sessions", "authorize", waiting.sessionId(), "--yes", "--reason", "the rotated agent's nightly run");
     await(before, ExecutionState.COMPLETED);
@@ -149,7 +132,7 @@ class SessionCollisionEndToEndTest {
       return shown[0].contains("credential was removed");
     });
     String second = agents.add("agent:rotated");
-    String after = executionId(callInRun(second, 2, "nightly", "rotated: after"));
+    String after = executionId(gateway.callInRun(second, 2, "nightly", "rotated: after"));
     ExecutionRecord again = await(after, ExecutionState.AWAITING_SESSION_AUTHORIZATION);
     assertNotEquals(waiting.sessionId(), again.sessionId(), "the same run with the new token is another session");
     assertEquals(0, sent(after), "the old authorization does not carry over to the new token");

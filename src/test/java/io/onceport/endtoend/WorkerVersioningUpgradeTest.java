@@ -15,6 +15,7 @@ import io.onceport.app.engine.TemporalCliServer;
 import io.onceport.frontend.temporal.ExecutionDirectory;
 import io.onceport.shared.temporal.TemporalConnection;
 import io.onceport.shared.codec.Payloads;
+import io.onceport.testing.Contracts;
 import io.onceport.testing.ChildProcess;
 import io.onceport.testing.Cluster;
 import io.onceport.testing.McpClient;
@@ -157,26 +158,7 @@ class WorkerVersioningUpgradeTest {
 
   /** A contract whose credential an operator approves for each use, the vault holding it, and the operator carol. */
   private void prepareApprovalsAndOperator() throws IOException {
-    Files.writeString(cluster.contracts.resolve("deploy_approved.yaml"), """
-        tool: deploy_approved
-        description: Deploy with a credential an operator approves for each use.
-        input_schema:
-          type: object
-          required: [service, version]
-          properties:
-            service: {type: string}
-            version: {type: string}
-          additionalProperties: false
-        channel: http
-        http:
-          method: POST
-          url: %s/v1/releases
-          idempotency_header: Idempotency-Key
-          credential: deploy
-        replay:
-          class: idempotency_key
-          attach_window: PT1H
-        """.formatted(cluster.target.url()));
+    Files.writeString(cluster.contracts.resolve("deploy_approved.yaml"), Contracts.deployApprovedYaml(cluster.target.url()));
     try (Vault v = Vault.create(cluster.data, PASS.toCharArray(), KdfParameters.forTests())) {
       v.put(new Credential("deploy", Credential.Type.BEARER, null, null, "deploy_not_a_real_token"), true);
     }

@@ -33,4 +33,31 @@ public final class Contracts {
         new HttpSpec("POST", baseUrl + "/v1/releases", null, Map.of(), "Idempotency-Key", null, 5_000),
         null, new ReplaySpec(replay, attachWindow, status, tail), List.of(), List.of());
   }
+
+  /**
+   * {@code deploy_approved.yaml}: a release whose credential {@code deploy} an operator approves for
+   * each use, at {@code baseUrl} (the demo target's URL).
+   */
+  public static String deployApprovedYaml(String baseUrl) {
+    return """
+      tool: deploy_approved
+      description: Deploy with a credential an operator approves for each use.
+      input_schema:
+        type: object
+        required: [service, version]
+        properties:
+          service: {type: string}
+          version: {type: string}
+        additionalProperties: false
+      channel: http
+      http:
+        method: POST
+        url: %s/v1/releases
+        idempotency_header: Idempotency-Key
+        credential: deploy
+      replay:
+        class: idempotency_key
+        attach_window: PT1H
+      """.formatted(baseUrl);
+  }
 }

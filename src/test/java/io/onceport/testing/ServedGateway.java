@@ -2,6 +2,9 @@ package io.onceport.testing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.onceport.activity.vault.KdfParameters;
 import io.onceport.activity.vault.PassphraseSource;
 import io.onceport.activity.vault.Vault;
@@ -53,6 +56,8 @@ public final class ServedGateway implements AutoCloseable {
   public static final String OPERATOR = "carol";
   /** The shipped contracts' default target, replaced by the demo target's URL. */
   private static final String SHIPPED_TARGET = "${DEMO_TARGET:-http://127.0.0.1:8766}";
+  private static final String MODERN = "2026-07-28";
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final String taskQueue;
   private final Map<String, String> tokens = new LinkedHashMap<>();
@@ -237,6 +242,24 @@ public final class ServedGateway implements AutoCloseable {
       throw new IllegalArgumentException("no agent " + agent + " registered; registered: " + tokens.keySet());
     }
     return token;
+  }
+
+  /**
+   * A 2026-07-28 {@code tools/call} of {@code send_notification} in run {@code runId}, as a nightly
+   * job sends it (no MCP session: the run id in {@code _meta} names the agent's session).
+   */
+  public JsonNode callInRun(String token, int id, String runId, String message) throws Exception {
+    ObjectNode body = (ObjectNode) JSON.readTree(McpClient.callBody(id, "send_notification",
+        JSON.createObjectNode().put("message", message)));
+    ObjectNode meta = ((ObjectNode) body.get("params")).putObject("_meta");
+    meta.put("io.modelcontextprotocol/protocolVersion", MODERN);
+    meta.putObject("io.modelcontextprotocol/clientInfo").put("name", "nightly-job").put("version", "1");
+    meta.putObject("io.modelcontextprotocol/clientCapabilities");
+    meta.put("onceport/run", runId);
+    var response = new McpClient(frontend.port(), token).post(body.toString(),
+        "MCP-Protocol-Version", MODERN, "Mcp-Method", "tools/call", "Mcp-Name", "send_notification");
+    assertEquals(200, response.statusCode(), response.body());
+    return JSON.readTree(response.body());
   }
 
   /** One run of the CLI: its exit code and what it printed on each stream. */
