@@ -2,9 +2,11 @@ package io.onceport.frontend.auth;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -17,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * it looks at {@code agents.json} every {@link #INTERVAL} (a {@code stat}; the file is re-read only
  * when it changed, {@link AgentRegistry#generations()}), and for every actor whose credential
  * generation went away tells the listener, which ends that credential's waits, streams and
- * sessions at once. A request arriving meanwhile is refused by its own authentication, which reads
+ * sessions at once — also for a token added, used and removed between two looks ({@link
+ * AgentRegistry#takeUsed()}). A request arriving meanwhile is refused by its own authentication, which reads
  * the same file. Polling rather than a file-system watch: a watch misses atomic renames on some
  * file systems (bind mounts, NFS) and a stat every quarter second costs nothing measurable.
  *
@@ -72,17 +75,23 @@ public final class CredentialWatcher implements AutoCloseable {
   synchronized void check() {
     looks++;
     retryDue();
+    Set<AgentRegistry.Generation> used = registry.takeUsed(); // before the file: a use after this look is seen by the next
     Map<String, String> now;
     try {
       now = registry.generations();
     } catch (RuntimeException e) {
       log.warn("cannot read the agent registry: {}", e.getMessage());
-      return; // keep the last known state; authentication fails closed meanwhile
+      used.forEach(g -> known.putIfAbsent(g.actor(), g.generation()));
+      return; // keep the last known state (and what was used); authentication fails closed meanwhile
     }
-    for (Map.Entry<String, String> e : known.entrySet()) {
-      String current = now.get(e.getKey());
-      if (!e.getValue().equals(current)) {
-        tell(e.getKey(), e.getValue(), 0);
+    // What was registered at the last look, and what authenticated since (a token added, used and
+    // removed between two looks is in the second only).
+    Set<AgentRegistry.Generation> before = new LinkedHashSet<>();
+    known.forEach((actor, generation) -> before.add(new AgentRegistry.Generation(actor, generation)));
+    before.addAll(used);
+    for (AgentRegistry.Generation g : before) {
+      if (!g.generation().equals(now.get(g.actor()))) {
+        tell(g.actor(), g.generation(), 0);
       }
     }
     known = now;

@@ -1,6 +1,7 @@
 package io.onceport.frontend.auth;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.onceport.testing.Conditions;
 import java.nio.file.Path;
@@ -58,6 +59,29 @@ class CredentialWatcherTest {
       Conditions.await("the old generation told", Duration.ofSeconds(10), () -> !told.isEmpty());
       Thread.sleep(4 * CredentialWatcher.INTERVAL.toMillis());
       assertEquals(List.of("agent:rotated/" + old), told);
+    }
+  }
+
+  /**
+   * The full suite once added a token, used it and removed it within 250 ms: between two looks at
+   * the file, so the watcher never saw it go and its session was never ended. Holding the
+   * watcher's lock keeps it from looking while the token comes and goes.
+   */
+  @Test
+  void aTokenAddedUsedAndRemovedBetweenTwoLooksIsStillToldGone() throws Exception {
+    AgentRegistry agents = new AgentRegistry(data);
+    agents.add("agent:other");
+    List<String> told = new CopyOnWriteArrayList<>();
+    try (CredentialWatcher watcher = CredentialWatcher.start(agents, (actor, generation) -> told.add(actor + "/" + generation))) {
+      String generation;
+      synchronized (watcher) {
+        String token = agents.add("agent:brief");
+        generation = agents.authenticator().authenticate(token).generation();
+        assertTrue(agents.remove("agent:brief"));
+      }
+      Conditions.await("the brief token told gone", Duration.ofSeconds(10), () -> !told.isEmpty());
+      Thread.sleep(4 * CredentialWatcher.INTERVAL.toMillis());
+      assertEquals(List.of("agent:brief/" + generation), told);
     }
   }
 }
