@@ -27,8 +27,7 @@ import org.slf4j.LoggerFactory;
  * <p>Ending a credential's sessions signals their session workflows, which can fail while the
  * engine is busy or briefly unreachable. A listener that throws is therefore called again for that
  * credential — after 1, 2, 4 … looks, at most every {@link #MAX_RETRY_LOOKS} looks — until it
- * returns normally: a removal is never forgotten because one signal failed (the full suite once
- * showed a removed agent's run session still "authorized" after 30 s).
+ * returns normally: a removal is never forgotten because one signal failed.
  */
 public final class CredentialWatcher implements AutoCloseable {
   /** How often {@code agents.json} is looked at: "at once" means within this. */
