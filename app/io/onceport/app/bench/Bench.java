@@ -29,8 +29,8 @@ public final class Bench {
   private final PrintWriter log;
   final String run = Long.toString(System.currentTimeMillis(), 36);
   /**
-   * The prefix of the system properties that switch the gateway's mechanisms off to measure them
-   * (e.g. {@code java -Donceport.lab.flights=false -jar onceport.jar bench}): the gateway runs in the
+   * The prefix of the system properties that switch a gateway's mechanism off to measure it (a
+   * switch put on a branch, e.g. {@code java -Donceport.NAME=false -jar onceport.jar bench}): the gateway runs in the
    * bench JVM, so the bench's own {@code -D} options reach it; the result names those in effect.
    */
   static final String GATEWAY_PROPERTIES = "onceport.";

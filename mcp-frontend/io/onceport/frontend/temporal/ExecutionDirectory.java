@@ -36,7 +36,10 @@ import java.util.function.Consumer;
  * there it scans open and closed {@code ToolExecution} runs (fine for an in-memory development
  * engine, which holds at most a few thousand).
  *
- * <p>Where an execution lives never changes, so locations are cached (Caffeine): at most {@value
+ * <p>Where an execution lives never changes, so locations are cached (Caffeine). Why: without the
+ * cache every look-up by id is a search, which on the embedded engine lists and describes every run
+ * — measured with it switched off (issue 27): 391 {@code DescribeWorkflowExecution} per call and a
+ * thirtieth of the throughput. At most {@value
  * #MAX_CACHED} of them, each forgotten {@link #CACHE_AGE} after its last use (then found again by a
  * search) — a settled one {@link #SETTLED_CACHE_AGE} after its last use: after its answer and
  * delivery report few ask for it again, and holding every execution for an hour made memory grow
@@ -177,7 +180,7 @@ public final class ExecutionDirectory {
   }
 
   public Optional<ExecutionLocation> locate(String executionId) {
-    Known cached = LabSwitches.DIRECTORY_CACHE ? known.getIfPresent(executionId) : null;
+    Known cached = known.getIfPresent(executionId);
     if (cached != null) {
       return Optional.of(cached.location());
     }

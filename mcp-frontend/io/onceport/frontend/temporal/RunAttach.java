@@ -116,7 +116,7 @@ final class RunAttach {
   Attached attachFor(ToolCall call) {
     String callId = "call_" + UUID.randomUUID();
     PreparedCall prepared = preparation.prepare(call);
-    return call.waitMillis() > 0 && LabSwitches.IN_BAND && answers.answering()
+    return call.waitMillis() > 0 && answers.answering()
         ? inBand.attach(call, prepared, callId) : attachJoined(call, prepared, callId, false);
   }
 
@@ -134,7 +134,7 @@ final class RunAttach {
         call.protocolVersion(), call.clientInfo(), call.remoteAddress(), frontEnd, call.receivedAt().toString(), wait, untilSent);
     budget.check(prepared.input(), request);
     String intent = prepared.workflowId() + "|" + prepared.input().fingerprint() + "|"
-        + (untilSent ? "sent" : call.waitMillis() > 0 ? "wait" : "now") + (LabSwitches.FLIGHTS ? "" : "|" + callId);
+        + (untilSent ? "sent" : call.waitMillis() > 0 ? "wait" : "now");
     IntentFlights.Joined joined = flights.join(intent, request, wait + ATTACH_BUDGET.toMillis() + 30_000,
         r -> attach(prepared, r, call.receivedNanos()));
     ExecutionRecord record = joined.record();

@@ -186,7 +186,7 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
 
   @Override
   public boolean answersInBand() {
-    return LabSwitches.IN_BAND && answers.answering();
+    return answers.answering();
   }
 
   // ---- everything else goes to the run an execution id names ----
@@ -203,14 +203,6 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
 
   @Override
   public ExecutionRecord awaitChange(String executionId, long afterVersion, Duration wait) {
-    if (!LabSwitches.WATCHES) {
-      ExecutionLocation location = locate(executionId);
-      try {
-        return typed(location).awaitChange(afterVersion, wait.toMillis());
-      } catch (RuntimeException e) {
-        return directory.record(location);
-      }
-    }
     return watches.await(locate(executionId), afterVersion, wait);
   }
 
@@ -237,9 +229,6 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
     directory.delivered(executionId);
     if (answers.report(report)) {
       return java.util.concurrent.CompletableFuture.completedFuture(null); // the send that handed it over took it
-    }
-    if (!LabSwitches.OUTBOX) {
-      return java.util.concurrent.CompletableFuture.runAsync(() -> typed(location).reportDelivery(report), background);
     }
     return outbox.reportDelivery(location, report);
   }

@@ -177,7 +177,7 @@ class BenchCommandTest {
 
   @Test
   void withNoBareJvmTheBaselineRunsInTheBenchJvm() throws Exception {
-    // A gateway property given to the bench's JVM (as -Donceport.lab.NAME=false would be) is named in the result.
+    // A gateway property given to the bench's JVM (as a switch -Donceport.NAME=false would be) is named in the result.
     System.setProperty("onceport.bench-probe", "on");
     Ran ran;
     try {
