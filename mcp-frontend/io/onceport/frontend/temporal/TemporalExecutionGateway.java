@@ -7,7 +7,6 @@ import io.onceport.frontend.gateway.ExecutionGateway;
 import io.onceport.frontend.gateway.GatewayException;
 import io.onceport.frontend.gateway.ToolCall;
 import io.onceport.workflow.contract.ToolContract;
-import io.onceport.workflow.execution.AttachRequest;
 import io.onceport.workflow.execution.CancelRequest;
 import io.onceport.workflow.execution.DeliveryReport;
 import io.onceport.workflow.execution.ExecutionRecord;
@@ -21,9 +20,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -62,6 +66,8 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
   private final ExecutorService background;
   private final ExecutionWatches watches;
   private final SignalOutbox outbox;
+  /** Delivery reports on their way (one signal each): an orderly close waits for them. */
+  private final Set<CompletableFuture<Void>> reporting = ConcurrentHashMap.newKeySet();
   private final InProcessAnswers answers;
   private final RunAttach attaches;
 
@@ -102,21 +108,7 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
     this.watches = new ExecutionWatches(
         (location, afterVersion, waitMillis) -> typed(location).awaitChange(afterVersion, waitMillis),
         directory::record, background, WATCH_POLL);
-    this.outbox = new SignalOutbox(new SignalOutbox.Sender() {
-      @Override
-      public void recordCalls(ExecutionLocation location, List<AttachRequest> calls) {
-        typed(location).recordCalls(calls);
-      }
-
-      @Override
-      public void reportDeliveries(ExecutionLocation location, List<DeliveryReport> reports) {
-        if (reports.size() == 1) {
-          typed(location).reportDelivery(reports.get(0));
-        } else {
-          typed(location).reportDeliveries(reports);
-        }
-      }
-    }, background);
+    this.outbox = new SignalOutbox((location, calls) -> typed(location).recordCalls(calls), background);
     this.attaches = new RunAttach(once, directory, taskQueue, preparation, frontEnd, metrics, budget, flights,
         watches, outbox, answers);
   }
@@ -155,7 +147,7 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
   /** The calls a record itemizes (the workflow counts the rest); beyond it a caller's own call is not shown. */
   private static final int SHOWN_CALLS = 200;
 
-  private ExecutionRecord withOwnCall(ExecutionRecord record, String callId, java.util.concurrent.CompletableFuture<Void> evidence) {
+  private ExecutionRecord withOwnCall(ExecutionRecord record, String callId, CompletableFuture<Void> evidence) {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
     try {
       evidence.get(2, TimeUnit.SECONDS);
@@ -210,9 +202,9 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
   public void reportDelivery(String executionId, DeliveryReport report) {
     try {
       send(executionId, report).get(30, TimeUnit.SECONDS);
-    } catch (java.util.concurrent.ExecutionException e) {
+    } catch (ExecutionException e) {
       LOG.debug("delivery report for {} not recorded: {}", executionId, EngineFailures.reason(e.getCause()));
-    } catch (java.util.concurrent.TimeoutException e) {
+    } catch (TimeoutException e) {
       LOG.warn("delivery report for {} still not sent after 30 s", executionId);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -224,13 +216,16 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
     send(executionId, report);
   }
 
-  private java.util.concurrent.CompletableFuture<Void> send(String executionId, DeliveryReport report) {
+  private CompletableFuture<Void> send(String executionId, DeliveryReport report) {
     ExecutionLocation location = locate(executionId);
     directory.delivered(executionId);
     if (answers.report(report)) {
-      return java.util.concurrent.CompletableFuture.completedFuture(null); // the send that handed it over took it
+      return CompletableFuture.completedFuture(null); // the send that handed it over took it
     }
-    return outbox.reportDelivery(location, report);
+    CompletableFuture<Void> signal = CompletableFuture.runAsync(() -> typed(location).reportDelivery(report), background);
+    reporting.add(signal);
+    signal.whenComplete((v, e) -> reporting.remove(signal));
+    return signal;
   }
 
   @Override
@@ -264,6 +259,13 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
   @Override
   public void close() {
     outbox.flush(5_000);
+    try {
+      CompletableFuture.allOf(reporting.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      LOG.debug("delivery reports still unsent at close: {}", reporting.size());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     background.shutdownNow();
     onceStubs.shutdown();
   }
