@@ -121,9 +121,7 @@ public final class ExecutionsCommand implements Runnable {
         ExecutionDirectory directory = new ExecutionDirectory(connection);
         List<ExecutionLocation> found;
         try {
-          found = directory.list(query, actor, limit);
-        } catch (IllegalArgumentException e) {
-          throw new CliException(e.getMessage());
+          found = ExecutionSearch.list(connection, directory, query, actor, limit);
         } catch (io.grpc.StatusRuntimeException e) {
           throw new CliException("list failed: " + e.getStatus().getCode() + " " + e.getStatus().getDescription());
         }

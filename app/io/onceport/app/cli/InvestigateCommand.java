@@ -78,7 +78,7 @@ public final class InvestigateCommand implements Callable<Integer> {
     try (io.onceport.shared.temporal.TemporalConnection connection = temporalOptions.connect()) {
       var directory = new io.onceport.frontend.temporal.ExecutionDirectory(connection);
       if (query.startsWith("hmac-sha256:") && directory.hasVisibility()) {
-        directory.list("OnceportFingerprint = '" + query.replace("'", "") + "'", null, 100)
+        ExecutionSearch.list(connection, directory, "OnceportFingerprint = '" + query.replace("'", "") + "'", null, 100)
             .forEach(l -> ids.add(l.executionId()));
       }
       for (String id : ids) {

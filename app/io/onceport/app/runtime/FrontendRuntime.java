@@ -28,7 +28,6 @@ import io.onceport.frontend.ops.Metrics;
 import io.onceport.frontend.ops.OpsRoutes;
 import io.onceport.frontend.ops.Readiness;
 import io.onceport.frontend.ops.ReadyGateway;
-import io.onceport.frontend.temporal.EngineReadiness;
 import io.onceport.shared.cli.CommandName;
 import io.onceport.frontend.read.DirectReads;
 import io.onceport.frontend.temporal.ExecutionDirectory;

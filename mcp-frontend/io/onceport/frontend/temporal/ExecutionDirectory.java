@@ -19,7 +19,6 @@ import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
 import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionResponse;
 import io.temporal.api.workflowservice.v1.ListClosedWorkflowExecutionsRequest;
 import io.temporal.api.workflowservice.v1.ListOpenWorkflowExecutionsRequest;
-import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionMetadata;
 import io.temporal.client.WorkflowStub;
 import io.temporal.common.converter.DataConverter;
@@ -39,15 +38,17 @@ import java.util.function.Consumer;
  * <p>Where an execution lives never changes, so locations are cached (Caffeine). Why: without the
  * cache every look-up by id is a search, which on the embedded engine lists and describes every run
  * — measured with it switched off (issue 27): 391 {@code DescribeWorkflowExecution} per call and a
- * thirtieth of the throughput. At most {@value
- * #MAX_CACHED} of them, each forgotten {@link #CACHE_AGE} after its last use (then found again by a
- * search) — a settled one {@link #SETTLED_CACHE_AGE} after its last use: after its answer and
+ * thirtieth of the throughput. At most {@value #MAX_CACHED} of them, each forgotten {@link
+ * #CACHE_AGE} after its last use (then found again by a search) — a settled one {@link #SETTLED_CACHE_AGE} after its last use: after its answer and
  * delivery report few ask for it again, and holding every execution for an hour made memory grow
  * with the call rate. Settled means finished with its delivery known ({@link #delivered}, a
  * terminal record that says so, or found by a search): a finished execution whose answer is still
  * within its delivery grace stays with the open ones, because its delivery report must find it
  * here — a search would scan every run on the embedded engine, and may not see it yet on a
  * cluster's visibility store.
+ *
+ * <p>Only what the front end's calls need is here; an operator's visibility query ({@code executions
+ * list --query}, {@code investigate}) is {@code app/cli/ExecutionSearch}.
  */
 public final class ExecutionDirectory {
   static final int MAX_CACHED = 10_000;
@@ -60,17 +61,6 @@ public final class ExecutionDirectory {
   /** A cached location; settled when it was learned from a terminal record or by a search. */
   private record Known(ExecutionLocation location, boolean settled) {}
   private volatile Boolean visibility;
-
-  /**
-   * One run of a workflow id as the engine describes it.
-   *
-   * @param closedAt null while the run is open
-   */
-  public record RunInfo(ExecutionLocation location, boolean open, java.time.Instant startedAt, java.time.Instant closedAt) {
-    public RunInfo {
-      java.util.Objects.requireNonNull(location, "location == null");
-    }
-  }
 
   public ExecutionDirectory(TemporalConnection connection) {
     this(connection, record -> {});
@@ -119,64 +109,10 @@ public final class ExecutionDirectory {
     return (int) known.estimatedSize();
   }
 
-  /** Cached locations held as settled (for tests and diagnostics). */
+  /** Cached locations held as settled (the bench's memory probe). */
   public int settledLocations() {
     known.cleanUp();
     return (int) known.asMap().values().stream().filter(Known::settled).count();
-  }
-
-  /**
-   * A run as the engine describes it: the latest run of the workflow id when {@code runId} is null.
-   * Empty when there is no such run. Strongly consistent (not a visibility query).
-   */
-  public Optional<RunInfo> describeRun(String workflowId, String runId) {
-    WorkflowExecution.Builder execution = WorkflowExecution.newBuilder().setWorkflowId(workflowId);
-    if (runId != null) {
-      execution.setRunId(runId);
-    }
-    DescribeWorkflowExecutionResponse described;
-    try {
-      described = describe(execution.build());
-    } catch (StatusRuntimeException e) {
-      if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
-        return Optional.empty();
-      }
-      throw e;
-    }
-    return Optional.of(runInfo(described.getWorkflowExecutionInfo(), keyword(described.getWorkflowExecutionInfo(),
-        ExecutionSearchAttributes.SA_EXECUTION_ID.getName())));
-  }
-
-  /** Up to {@code limit} runs of one workflow id, newest first (visibility on a cluster, a scan on the embedded engine). */
-  public List<RunInfo> runs(String workflowId, int limit) {
-    List<RunInfo> out = new ArrayList<>();
-    if (hasVisibility()) {
-      connection.client().listExecutions("WorkflowId = '" + workflowId.replace("'", "") + "'").limit(limit).forEach(m ->
-          out.add(new RunInfo(location(m), m.getStatus() == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING,
-              m.getStartTime(), m.getCloseTime())));
-      return out;
-    }
-    var service = connection.stubs().blockingStub();
-    var filter = io.temporal.api.filter.v1.WorkflowExecutionFilter.newBuilder().setWorkflowId(workflowId).build();
-    List<WorkflowExecutionInfo> infos = new ArrayList<>(service.listOpenWorkflowExecutions(ListOpenWorkflowExecutionsRequest.newBuilder()
-        .setNamespace(connection.namespace()).setExecutionFilter(filter).setMaximumPageSize(limit).build()).getExecutionsList());
-    infos.addAll(service.listClosedWorkflowExecutions(ListClosedWorkflowExecutionsRequest.newBuilder()
-        .setNamespace(connection.namespace()).setExecutionFilter(filter).setMaximumPageSize(limit).build()).getExecutionsList());
-    for (WorkflowExecutionInfo info : infos) {
-      out.add(runInfo(info, keyword(info, ExecutionSearchAttributes.SA_EXECUTION_ID.getName())));
-    }
-    out.sort(Comparator.comparing((RunInfo r) -> r.startedAt() == null ? java.time.Instant.MIN : r.startedAt()).reversed());
-    return out.size() > limit ? out.subList(0, limit) : out;
-  }
-
-  private static RunInfo runInfo(WorkflowExecutionInfo info, String executionId) {
-    boolean open = info.getStatus() == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
-    return new RunInfo(new ExecutionLocation(executionId, info.getExecution().getWorkflowId(), info.getExecution().getRunId()),
-        open, instant(info.hasStartTime() ? info.getStartTime() : null), open || !info.hasCloseTime() ? null : instant(info.getCloseTime()));
-  }
-
-  private static java.time.Instant instant(com.google.protobuf.Timestamp t) {
-    return t == null ? null : java.time.Instant.ofEpochSecond(t.getSeconds(), t.getNanos());
   }
 
   public Optional<ExecutionLocation> locate(String executionId) {
@@ -189,14 +125,9 @@ public final class ExecutionDirectory {
     return found.stream().filter(l -> executionId.equals(l.executionId())).findFirst();
   }
 
-  /** Executions, newest first; {@code actor} filters when not null; {@code query} is a visibility query or null. */
-  public List<ExecutionLocation> list(String query, String actor, int limit) {
-    String q = query;
-    if (actor != null) {
-      String byActor = "OnceportActor = '" + actor.replace("'", "") + "'";
-      q = q == null ? byActor : "(" + q + ") AND " + byActor;
-    }
-    return search(q, null, actor, limit);
+  /** Executions, newest first; {@code actor} filters when not null ({@code tasks/list}). */
+  public List<ExecutionLocation> list(String actor, int limit) {
+    return search(actor == null ? null : "OnceportActor = '" + actor.replace("'", "") + "'", null, actor, limit);
   }
 
   /** True when the server answers visibility queries (a real cluster; not the embedded engine). */
@@ -221,9 +152,6 @@ public final class ExecutionDirectory {
       List<ExecutionLocation> out = new ArrayList<>();
       connection.client().listExecutions(q).limit(limit).forEach(m -> out.add(location(m)));
       return out;
-    }
-    if (query != null && executionId == null && actor == null) {
-      throw new IllegalArgumentException("the embedded engine has no visibility queries; --query needs a Temporal cluster");
     }
     List<WorkflowExecutionInfo> infos = new ArrayList<>();
     var service = connection.stubs().blockingStub();
@@ -260,6 +188,19 @@ public final class ExecutionDirectory {
     return status(location) == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
   }
 
+  /** Whether the newest run of a workflow id is open; false when there is none. */
+  public boolean latestRunOpen(String workflowId) {
+    try {
+      return describe(WorkflowExecution.newBuilder().setWorkflowId(workflowId).build()).getWorkflowExecutionInfo().getStatus()
+          == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
+    } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+        return false;
+      }
+      throw e;
+    }
+  }
+
   /** The newest run of a workflow id (open or closed). */
   public ExecutionLocation latestRun(String workflowId) {
     String runId = describe(WorkflowExecution.newBuilder().setWorkflowId(workflowId).build())
@@ -289,7 +230,8 @@ public final class ExecutionDirectory {
     return value == null ? null : String.valueOf(value);
   }
 
-  private static ExecutionLocation location(WorkflowExecutionMetadata m) {
+  /** Where the execution a visibility query listed lives. */
+  public static ExecutionLocation location(WorkflowExecutionMetadata m) {
     String id = m.getTypedSearchAttributes().get(ExecutionSearchAttributes.SA_EXECUTION_ID);
     return new ExecutionLocation(id, m.getExecution().getWorkflowId(), m.getExecution().getRunId());
   }
@@ -309,9 +251,5 @@ public final class ExecutionDirectory {
       }
     }
     return stub.query("record", ExecutionRecord.class);
-  }
-
-  public WorkflowClient client() {
-    return connection.client();
   }
 }

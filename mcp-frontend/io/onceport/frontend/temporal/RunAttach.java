@@ -292,7 +292,7 @@ final class RunAttach {
   private void awaitClosed(String workflowId, long deadline) {
     for (int attempt = 0; System.nanoTime() - deadline < 0; attempt++) {
       try {
-        if (directory.describeRun(workflowId, null).map(r -> !r.open()).orElse(true)) {
+        if (!directory.latestRunOpen(workflowId)) {
           return;
         }
       } catch (RuntimeException e) {

@@ -242,13 +242,13 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
   @Override
   public List<ExecutionRecord> listByActor(String actor, int limit) {
     List<ExecutionRecord> out = new ArrayList<>();
-    for (ExecutionLocation location : directory.list(null, actor, limit)) {
+    for (ExecutionLocation location : directory.list(actor, limit)) {
       out.add(directory.record(location));
     }
     return out;
   }
 
-  /** Sizes of the bounded registries, each with how many of its entries are settled (for tests and diagnostics). */
+  /** Sizes of the bounded registries, each with how many of its entries are settled (the bench's memory probe). */
   public String registrySizes() {
     return "watches=" + watches.size()
         + " (settled " + watches.settledSize() + ") locations=" + directory.cachedLocations()

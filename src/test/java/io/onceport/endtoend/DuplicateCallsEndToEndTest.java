@@ -227,7 +227,7 @@ class DuplicateCallsEndToEndTest {
       McpClient client = new McpClient(frontend.port(), gateway.token).initialize();
       CompletableFuture<JsonNode> call = CompletableFuture.supplyAsync(() -> call(client, 1, "late_release", release0()));
       // The target comes up only after a send was refused (recorded as not sent).
-      Conditions.await("a late_release send was refused", Duration.ofSeconds(60), () -> gateway.directory.list(null, "agent:deployer", 200)
+      Conditions.await("a late_release send was refused", Duration.ofSeconds(60), () -> gateway.directory.list("agent:deployer", 200)
           .stream().map(gateway.directory::record).anyMatch(r -> r.tool().equals("late_release")
               && r.sends().stream().anyMatch(send -> ExecutionRecord.Send.NOT_SENT.equals(send.observed()))));
       try (DemoTarget late = DemoTarget.start("127.0.0.1", port)) {

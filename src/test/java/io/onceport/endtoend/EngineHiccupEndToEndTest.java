@@ -10,7 +10,7 @@ import io.onceport.testing.AttachFaults;
 import io.onceport.testing.GatewayHarness;
 import io.onceport.testing.McpClient;
 import io.onceport.testing.TargetLedger;
-import io.onceport.frontend.temporal.ExecutionDirectory;
+import io.onceport.testing.WorkflowRuns;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -87,7 +87,7 @@ class EngineHiccupEndToEndTest {
     assertEquals(id, first.get().at("/result/structuredContent/execution_id").asText());
     assertTrue(FAULTS.attaches.get() >= before + 4, "turned away three times, then attached: " + (FAULTS.attaches.get() - before));
     assertEquals(1, TargetLedger.posts(gateway.target.url(), "/v1/releases", "turned-away").size(), "the target acted once");
-    assertEquals(1, gateway.directory.runs(gateway.record(id).workflowId(), 10).size());
+    assertEquals(1, WorkflowRuns.of(gateway.connection, gateway.record(id).workflowId()).size());
   }
 
   private void lostAnswer(Status failure, String service) throws Exception {
@@ -101,7 +101,7 @@ class EngineHiccupEndToEndTest {
     assertEquals("completed", answer.at("/result/structuredContent/state").asText(), answer.toString());
     assertEquals(1, TargetLedger.posts(gateway.target.url(), "/v1/releases", service).size(), "the target acted once");
     String workflowId = gateway.record(id).workflowId();
-    List<ExecutionDirectory.RunInfo> runs = gateway.directory.runs(workflowId, 10);
+    List<String> runs = WorkflowRuns.of(gateway.connection, workflowId);
     assertEquals(1, runs.size(), "one run for a call sent once: " + runs);
     assertTrue(FAULTS.attaches.get() > before, "the injected fault was on this call's path");
   }

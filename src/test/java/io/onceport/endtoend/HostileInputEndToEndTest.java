@@ -113,7 +113,7 @@ class HostileInputEndToEndTest {
   }
 
   private static int executions() {
-    return h.directory.list(null, "agent:deployer", 1000).size();
+    return h.directory.list("agent:deployer", 1000).size();
   }
 
   @Test

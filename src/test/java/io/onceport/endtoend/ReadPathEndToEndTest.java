@@ -190,7 +190,7 @@ class ReadPathEndToEndTest {
   }
 
   static int executionsOf(String actor) {
-    return directory.list(null, actor, 1000).size();
+    return directory.list(actor, 1000).size();
   }
 
   @Test

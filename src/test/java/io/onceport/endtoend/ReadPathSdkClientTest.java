@@ -53,7 +53,7 @@ class ReadPathSdkClientTest {
       }
       assertFalse(lines.subList(0, lastResult).stream().anyMatch(l -> l.path("event").asText().equals("client-error")),
           "the SDK accepted both answers without an error: " + lines);
-      assertEquals(0, gateway.directory.list(null, "agent:deployer", 100).size(), "no execution for a read");
+      assertEquals(0, gateway.directory.list("agent:deployer", 100).size(), "no execution for a read");
     }
   }
 

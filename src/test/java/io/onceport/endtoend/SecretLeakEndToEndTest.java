@@ -227,7 +227,7 @@ class SecretLeakEndToEndTest {
 
           List<String> hits = new ArrayList<>();
           ExecutionDirectory directory = new ExecutionDirectory(connection);
-          for (var location : directory.list(null, null, 100)) {
+          for (var location : directory.list(null, 100)) {
             ExecutionRecord record = directory.record(location);
             String recordJson = new ObjectMapper().writeValueAsString(record);
             for (HistoryEvent event : connection.client().fetchHistory(record.workflowId(), record.runId()).getEvents()) {

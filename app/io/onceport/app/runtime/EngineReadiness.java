@@ -1,4 +1,4 @@
-package io.onceport.frontend.temporal;
+package io.onceport.app.runtime;
 
 import io.onceport.workflow.execution.ExecutionSearchAttributes;
 import io.onceport.shared.temporal.TemporalConnection;
