@@ -96,7 +96,7 @@ public final class FrontendRuntime implements AutoCloseable {
     ReviewsGauge reviews = new ReviewsGauge(connection);
     ExecutionDirectory directory = new ExecutionDirectory(connection, reviews::remembered);
     TemporalExecutionGateway gateway = new TemporalExecutionGateway(
-        connection, directory, taskQueue, preparation, frontEndId(), metrics);
+        connection, directory, taskQueue, preparation, frontEndId(), metrics, InProcessAnswers.of(taskQueue));
     AgentRegistry agents = new AgentRegistry(dataDir);
     Readiness readiness = new Readiness(checks(connection, taskQueue, dataDir, contracts));
     // The codec server answers operators only: a browser signed in with a one-time link (CodecSignIn),

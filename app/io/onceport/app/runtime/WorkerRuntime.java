@@ -84,7 +84,7 @@ public final class WorkerRuntime implements AutoCloseable {
         Map.of(ToolContract.Channel.HTTP, TracedChannel.of(new HttpChannel(), tracing),
             ToolContract.Channel.SSH, TracedChannel.of(new SshChannel(), tracing),
             ToolContract.Channel.MCP, TracedChannel.of(new io.onceport.activity.mcp.McpChannel(mcpUpstreams), tracing)),
-        journals.dispatchJournal(), credentials, io.onceport.frontend.temporal.InProcessAnswers.of(taskQueue));
+        journals.dispatchJournal(), credentials, InProcessAnswers.of(taskQueue));
     io.onceport.frontend.fingerprint.FingerprintKey fingerprintKey;
     try {
       // The same key the front ends use (data/keys is shared): session workflow ids derive from it.
@@ -109,7 +109,7 @@ public final class WorkerRuntime implements AutoCloseable {
     });
     WorkerRuntime runtime = new WorkerRuntime(journals, vault, watcher, dispatch, host, mcpUpstreams);
     // A front end in this process may now wait for this worker's answers in band.
-    runtime.answering = io.onceport.frontend.temporal.InProcessAnswers.of(taskQueue).workerStarted();
+    runtime.answering = InProcessAnswers.of(taskQueue).workerStarted();
     return runtime;
   }
 

@@ -12,11 +12,11 @@ import java.util.concurrent.TimeUnit;
 /** A call answered in band: the attach through the engine up to the first step, then the slot. */
 final class InBandAttach {
   private final RunAttach attaches;
-  private final InProcessAnswers answers;
+  private final InBandAnswers answers;
   private final ExecutionDirectory directory;
   private final ExecutionWatches watches;
 
-  InBandAttach(RunAttach attaches, InProcessAnswers answers, ExecutionDirectory directory, ExecutionWatches watches) {
+  InBandAttach(RunAttach attaches, InBandAnswers answers, ExecutionDirectory directory, ExecutionWatches watches) {
     this.attaches = attaches;
     this.answers = answers;
     this.directory = directory;
@@ -34,13 +34,13 @@ final class InBandAttach {
    * The attach answers as soon as the first step is decided (no timer for the caller's deadline);
    * if the call's send is then on its way from this process's worker, the caller waits at a slot
    * where the send hands over the settled record as soon as the target answered ({@link
-   * InProcessAnswers}), until its deadline. Handed over, the caller reports its delivery to the
+   * InBandAnswers}), until its deadline. Handed over, the caller reports its delivery to the
    * waiting send and the run closes in the task that records the answer. Otherwise — answered
    * already, the send elsewhere, no settled answer, the deadline — the caller goes on as before
    * with the record the attach returned.
    */
   RunAttach.Attached attach(ToolCall call, PreparedCall prepared, String callId) {
-    InProcessAnswers.Slot slot = answers.open(callId);
+    InBandAnswers.Slot slot = answers.open(callId);
     RunAttach.Attached joined;
     try {
       joined = attaches.attachJoined(call, prepared, callId, true);

@@ -90,14 +90,14 @@ final class RunAttach {
   private final ExecutionWatches watches;
   private final SignalOutbox outbox;
   private final InBandAttach inBand;
-  private final InProcessAnswers answers;
+  private final InBandAnswers answers;
   /** Attaches in flight to a run, by run id: their callers are answered through the engine. */
   private final ConcurrentHashMap<String, Integer> attaching = new ConcurrentHashMap<>();
 
   /** @param once a client whose RPCs are not retried by the SDK: this class decides every repeated attempt */
   RunAttach(WorkflowClient once, ExecutionDirectory directory, String taskQueue, CallPreparation preparation, String frontEnd,
       Metrics metrics, PayloadBudget budget, IntentFlights flights, ExecutionWatches watches, SignalOutbox outbox,
-      InProcessAnswers answers) {
+      InBandAnswers answers) {
     this.once = once;
     this.directory = directory;
     this.taskQueue = taskQueue;

@@ -12,7 +12,6 @@ import io.onceport.workflow.execution.DeliveryReport;
 import io.onceport.workflow.execution.ExecutionRecord;
 import io.onceport.workflow.execution.ToolExecutionWorkflow;
 import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowClientOptions;
 import io.temporal.serviceclient.RpcRetryOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
@@ -54,39 +53,27 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
 
   private final TemporalConnection connection;
   private final ExecutionDirectory directory;
-  private final String taskQueue;
   private final CallPreparation preparation;
-  private final String frontEnd;
-  private final io.onceport.frontend.ops.Metrics metrics;
-  /** Refuses, before anything is started, a call whose input Temporal could not take. */
-  private final PayloadBudget budget;
   private final WorkflowServiceStubs onceStubs;
-  private final WorkflowClient once;
   private final IntentFlights flights = new IntentFlights();
   private final ExecutorService background;
   private final ExecutionWatches watches;
   private final SignalOutbox outbox;
   /** Delivery reports on their way (one signal each): an orderly close waits for them. */
   private final Set<CompletableFuture<Void>> reporting = ConcurrentHashMap.newKeySet();
-  private final InProcessAnswers answers;
+  private final InBandAnswers answers;
   private final RunAttach attaches;
 
-  public TemporalExecutionGateway(
-      TemporalConnection connection, ExecutionDirectory directory, String taskQueue, CallPreparation preparation, String frontEnd) {
-    this(connection, directory, taskQueue, preparation, frontEnd, null);
-  }
-
-  /** @param metrics counts attached calls (duplicates suppressed), or null */
+  /**
+   * @param metrics counts attached calls (duplicates suppressed), or null
+   * @param answers where a worker in this process hands answers over, or {@link InBandAnswers#NONE}
+   */
   public TemporalExecutionGateway(TemporalConnection connection, ExecutionDirectory directory, String taskQueue,
-      CallPreparation preparation, String frontEnd, io.onceport.frontend.ops.Metrics metrics) {
-    this.metrics = metrics;
+      CallPreparation preparation, String frontEnd, io.onceport.frontend.ops.Metrics metrics, InBandAnswers answers) {
     this.connection = connection;
     this.directory = directory;
-    this.taskQueue = taskQueue;
     this.preparation = preparation;
-    this.frontEnd = frontEnd;
-    this.budget = PayloadBudget.of(connection);
-    this.answers = InProcessAnswers.of(taskQueue);
+    this.answers = java.util.Objects.requireNonNull(answers, "answers == null");
     // The attach path without the SDK's own RPC retries: a retried update-with-start after the first
     // run closed would start a second one. This gateway retries itself, after finding out.
     WorkflowServiceStubsOptions base = connection.stubs().getOptions();
@@ -97,8 +84,7 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
         .setChannel(connection.stubs().getRawChannel())
         .setRpcRetryOptions(RpcRetryOptions.newBuilder().setMaximumAttempts(1).validateBuildWithDefaults())
         .build());
-    WorkflowClientOptions clientOptions = connection.client().getOptions();
-    this.once = WorkflowClient.newInstance(onceStubs, clientOptions);
+    WorkflowClient once = WorkflowClient.newInstance(onceStubs, connection.client().getOptions());
     AtomicInteger threads = new AtomicInteger();
     this.background = Executors.newCachedThreadPool(r -> {
       Thread t = new Thread(r, "onceport-gateway-" + threads.incrementAndGet());
@@ -107,10 +93,11 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
     });
     this.watches = new ExecutionWatches(
         (location, afterVersion, waitMillis) -> typed(location).awaitChange(afterVersion, waitMillis),
-        directory::record, background, WATCH_POLL);
+        directory::record, background, WATCH_POLL, System::nanoTime);
     this.outbox = new SignalOutbox((location, calls) -> typed(location).recordCalls(calls), background);
-    this.attaches = new RunAttach(once, directory, taskQueue, preparation, frontEnd, metrics, budget, flights,
-        watches, outbox, answers);
+    // PayloadBudget: refuses, before anything is started, a call whose input Temporal could not take.
+    this.attaches = new RunAttach(once, directory, taskQueue, preparation, frontEnd, metrics, PayloadBudget.of(connection),
+        flights, watches, outbox, answers);
   }
 
   @Override

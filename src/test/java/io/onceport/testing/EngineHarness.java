@@ -7,6 +7,7 @@ import io.onceport.frontend.temporal.ExecutionDirectory;
 import io.onceport.shared.temporal.TemporalConnection;
 import io.onceport.frontend.temporal.TemporalExecutionGateway;
 import io.onceport.app.engine.WorkerHost;
+import io.onceport.app.runtime.InProcessAnswers;
 import io.temporal.client.WorkflowClient;
 import java.time.Duration;
 import java.util.function.Function;
@@ -47,7 +48,8 @@ public final class EngineHarness implements AutoCloseable {
     connection.registerSearchAttributes(ExecutionSearchAttributes.NAMES);
     worker = WorkerHost.start(connection, taskQueue, tuning, activities.apply(connection.client()));
     directory = new ExecutionDirectory(connection);
-    gateway = new TemporalExecutionGateway(connection, directory, taskQueue, preparation, "test-frontend");
+    gateway = new TemporalExecutionGateway(connection, directory, taskQueue, preparation, "test-frontend", null,
+        InProcessAnswers.of(taskQueue));
   }
 
   /** Moves the embedded engine's clock on by {@code d} at once ({@link EngineClock}). */

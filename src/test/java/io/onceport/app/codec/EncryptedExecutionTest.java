@@ -14,6 +14,7 @@ import io.onceport.frontend.gateway.ToolCall;
 import io.onceport.app.engine.EmbeddedEngine;
 import io.onceport.frontend.temporal.ExecutionDirectory;
 import io.onceport.shared.temporal.TemporalConnection;
+import io.onceport.frontend.temporal.InBandAnswers;
 import io.onceport.frontend.temporal.TemporalExecutionGateway;
 import io.onceport.app.engine.WorkerHost;
 import io.onceport.testing.AllowAll;
@@ -63,7 +64,7 @@ class EncryptedExecutionTest {
       connection.registerSearchAttributes(ExecutionSearchAttributes.NAMES);
       try (WorkerHost worker = WorkerHost.start(connection, "enc-test", dispatch, new RecordingJournal(), new AllowAll())) {
         TemporalExecutionGateway gateway = new TemporalExecutionGateway(
-            connection, new ExecutionDirectory(connection), "enc-test", preparation, "test-frontend");
+            connection, new ExecutionDirectory(connection), "enc-test", preparation, "test-frontend", null, InBandAnswers.NONE);
 
         CallResult result = gateway.call(new ToolCall("agent:deployer", "create_release",
             new ObjectMapper().readTree("{\"service\":\"catalog\",\"version\":\"" + MARKER + "\"}"),

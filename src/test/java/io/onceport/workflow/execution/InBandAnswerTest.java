@@ -12,7 +12,7 @@ import io.onceport.activity.http.HttpChannel;
 import io.onceport.activity.vault.CredentialResolver;
 import io.onceport.frontend.gateway.CallResult;
 import io.onceport.frontend.gateway.ToolCall;
-import io.onceport.frontend.temporal.InProcessAnswers;
+import io.onceport.app.runtime.InProcessAnswers;
 import io.onceport.testing.AllowAll;
 import io.onceport.testing.Contracts;
 import io.onceport.testing.EngineHarness;

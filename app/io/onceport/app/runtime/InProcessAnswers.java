@@ -1,5 +1,6 @@
-package io.onceport.frontend.temporal;
+package io.onceport.app.runtime;
 
+import io.onceport.frontend.temporal.InBandAnswers;
 import io.onceport.workflow.execution.AnswerDesk;
 import io.onceport.workflow.execution.DeliveryReport;
 import io.onceport.workflow.execution.ExecutionRecord;
@@ -16,11 +17,11 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /**
- * The in-process {@link AnswerDesk} of one task queue: a front end and a worker in one process
- * ({@code onceport serve}) meet here, so that a send hands its settled record straight to the
- * {@code tools/call} waiting for it, and the front end's delivery report goes straight back to the
- * send — the run then learns the delivery with the answer and closes in that workflow task, instead
- * of a signal and a third task later. Measured (issue 27, docs/performance.md, the bench with it
+ * The in-process {@link AnswerDesk} of one task queue, and the front end's {@link InBandAnswers}: a
+ * front end and a worker in one process ({@code onceport serve}) meet here, so that a send hands its
+ * settled record straight to the {@code tools/call} waiting for it, and the front end's delivery
+ * report goes straight back to the send — the run then learns the delivery with the answer and
+ * closes in that workflow task, instead of a signal and a third task later. Measured (issue 27, docs/performance.md, the bench with it
  * switched off): without it a side-effecting call costs 3.0–3.3 workflow tasks instead of 2 and
  * 17.2–18.3 KB sent to the engine instead of 14.9–15.0, and on the Temporal CLI dev server 1.78×
  * the floor's CPU instead of 1.07×.
@@ -33,7 +34,7 @@ import java.util.function.Consumer;
  * <p>One slot per waiting call, keyed by call id (unique per call), removed when it is decided:
  * the caller left without a record, the report was taken, or the send stopped waiting.
  */
-public final class InProcessAnswers implements AnswerDesk {
+public final class InProcessAnswers implements AnswerDesk, InBandAnswers {
   private static final Map<String, InProcessAnswers> BY_TASK_QUEUE = new ConcurrentHashMap<>();
 
   private final AtomicInteger workers = new AtomicInteger();
@@ -57,13 +58,13 @@ public final class InProcessAnswers implements AnswerDesk {
     };
   }
 
-  /** Whether a worker here may hand answers over: otherwise callers do not wait here at all. */
-  boolean answering() {
+  @Override
+  public boolean answering() {
     return workers.get() > 0;
   }
 
-  /** A caller begins to wait for a record of its call. */
-  Slot open(String callId) {
+  @Override
+  public Slot open(String callId) {
     Slot slot = new Slot(callId);
     slots.put(callId, slot);
     return slot;
@@ -100,14 +101,14 @@ public final class InProcessAnswers implements AnswerDesk {
     }
   }
 
-  /** A delivery report: true when the send that handed this call's record over took it (no signal then). */
-  boolean report(DeliveryReport report) {
+  @Override
+  public boolean report(DeliveryReport report) {
     Slot slot = slots.get(report.callId());
     return slot != null && slot.report(report);
   }
 
   /** One call's meeting point. */
-  final class Slot implements Handoff {
+  final class Slot implements Handoff, InBandAnswers.Slot {
     private static final int OPEN = 0;
     private static final int OFFERED = 1;
     private static final int DONE = 2;
@@ -135,8 +136,8 @@ public final class InProcessAnswers implements AnswerDesk {
       return record;
     }
 
-    /** Whether the send for this call started in this process within {@code timeoutNanos}. */
-    boolean awaitStarted(long timeoutNanos) throws InterruptedException {
+    @Override
+    public boolean awaitStarted(long timeoutNanos) throws InterruptedException {
       try {
         started.get(Math.max(0, timeoutNanos), TimeUnit.NANOSECONDS);
         return true;
@@ -145,8 +146,8 @@ public final class InProcessAnswers implements AnswerDesk {
       }
     }
 
-    /** The record handed over within {@code timeoutNanos}, or null (none yet, or the send here ended without one). */
-    ExecutionRecord awaitRecord(long timeoutNanos) throws InterruptedException {
+    @Override
+    public ExecutionRecord awaitRecord(long timeoutNanos) throws InterruptedException {
       try {
         return record.get(Math.max(0, timeoutNanos), TimeUnit.NANOSECONDS);
       } catch (TimeoutException | ExecutionException e) {
@@ -161,11 +162,9 @@ public final class InProcessAnswers implements AnswerDesk {
       }
     }
 
-    /**
-     * The caller declines a hand-over while {@code decline} holds (checked when the send offers):
-     * then the answer goes through the engine, as for the other callers.
-     */
-    void declineWhen(BooleanSupplier decline) {
+    /** {@inheritDoc} Then the answer goes through the engine, as for the other callers. */
+    @Override
+    public void declineWhen(BooleanSupplier decline) {
       this.decline = decline;
     }
 
@@ -181,11 +180,8 @@ public final class InProcessAnswers implements AnswerDesk {
       return true;
     }
 
-    /**
-     * The caller stops waiting here: the record if one was handed over (the caller must answer with
-     * it and report its delivery), else null and no send will hand one over any more.
-     */
-    ExecutionRecord leave() {
+    @Override
+    public ExecutionRecord leave() {
       if (state.compareAndSet(OPEN, DONE)) {
         slots.remove(callId, this);
         return null;
