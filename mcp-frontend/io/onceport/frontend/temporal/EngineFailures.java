@@ -70,9 +70,6 @@ final class EngineFailures {
       if (t instanceof CancellationException || t instanceof TimeoutException) {
         return Kind.UNKNOWN_FATE;
       }
-      if (t.getCause() == t) {
-        break;
-      }
     }
     String text = String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT);
     if (text.contains("already completed") || text.contains("workflow execution already finished")) {
@@ -86,9 +83,6 @@ final class EngineFailures {
       if (t instanceof ApplicationFailure app) {
         return app;
       }
-      if (t.getCause() == t) {
-        break;
-      }
     }
     return null;
   }
@@ -98,9 +92,6 @@ final class EngineFailures {
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof StatusRuntimeException sre) {
         return sre.getStatus().getCode() + (sre.getStatus().getDescription() == null ? "" : " " + sre.getStatus().getDescription());
-      }
-      if (t.getCause() == t) {
-        break;
       }
     }
     return TemporalConnection.shortReason(e);

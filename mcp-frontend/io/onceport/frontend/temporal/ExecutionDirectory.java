@@ -71,12 +71,8 @@ public final class ExecutionDirectory {
     this(connection, System::nanoTime, remembered);
   }
 
-  /** @param clock monotonic nanoseconds of the cache's ages, for tests */
-  ExecutionDirectory(TemporalConnection connection, java.util.function.LongSupplier clock) {
-    this(connection, clock, record -> {});
-  }
-
-  private ExecutionDirectory(TemporalConnection connection, java.util.function.LongSupplier clock,
+  /** @param clock monotonic nanoseconds of the cache's ages ({@code System::nanoTime}; tests move it on) */
+  ExecutionDirectory(TemporalConnection connection, java.util.function.LongSupplier clock,
       Consumer<ExecutionRecord> remembered) {
     this.connection = connection;
     this.remembered = java.util.Objects.requireNonNull(remembered, "remembered == null");

@@ -57,12 +57,8 @@ final class ExecutionWatches {
    * @param poll the {@code awaitChange} update
    * @param read the record of a run as it stands (its final record once closed)
    * @param pollWait how long one {@code awaitChange} waits in the workflow
+   * @param clock monotonic nanoseconds of the bounds ({@code System::nanoTime}; tests move it on)
    */
-  ExecutionWatches(Poller poll, Function<ExecutionLocation, ExecutionRecord> read, Executor executor, Duration pollWait) {
-    this(poll, read, executor, pollWait, System::nanoTime);
-  }
-
-  /** @param clock monotonic nanoseconds of the bounds, for tests */
   ExecutionWatches(Poller poll, Function<ExecutionLocation, ExecutionRecord> read, Executor executor, Duration pollWait,
       java.util.function.LongSupplier clock) {
     this.watches = Caffeine.newBuilder()
@@ -119,19 +115,6 @@ final class ExecutionWatches {
         w.latest = record;
         w.notifyAll();
       }
-    }
-    changed(w);
-  }
-
-  /** Marks the run closed with its final record. */
-  void closed(ExecutionLocation location, ExecutionRecord finalRecord) {
-    Watch w = watch(location);
-    synchronized (w) {
-      if (w.latest == null || finalRecord.version() >= w.latest.version()) {
-        w.latest = finalRecord;
-      }
-      w.closed = true;
-      w.notifyAll();
     }
     changed(w);
   }

@@ -21,11 +21,6 @@ public final class TemporalSessionRegistry implements SessionRegistry {
   private final String taskQueue;
   private final SessionWorkflowIds ids;
 
-  /** With the unkeyed workflow ids of {@link SessionWorkflowIds#unkeyed()} (tests). */
-  public TemporalSessionRegistry(WorkflowClient client, String taskQueue) {
-    this(client, taskQueue, SessionWorkflowIds.unkeyed());
-  }
-
   public TemporalSessionRegistry(WorkflowClient client, String taskQueue, SessionWorkflowIds ids) {
     this.client = Objects.requireNonNull(client, "client == null");
     this.taskQueue = Objects.requireNonNull(taskQueue, "taskQueue == null");

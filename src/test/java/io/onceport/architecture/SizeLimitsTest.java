@@ -38,6 +38,25 @@ class SizeLimitsTest {
 
   private static final Path FIXTURES = Path.of("src/test/java/io/onceport/architecture/archfixture");
 
+  /** Issue 27's bound on the front end's Temporal package: one call's way to the engine, and what a measured figure keeps. */
+  static final int FRONT_END_TEMPORAL_LIMIT = 1_800;
+
+  @Test
+  void theFrontEndsTemporalPackageStaysWithinItsBound() throws IOException {
+    Path dir = Path.of("mcp-frontend/io/onceport/frontend/temporal");
+    long lines = 0;
+    int files = 0;
+    try (Stream<Path> paths = Files.list(dir)) {
+      for (Path p : paths.filter(x -> x.toString().endsWith(".java")).toList()) {
+        files++;
+        lines += Files.readAllLines(p).size();
+      }
+    }
+    assertTrue(files > 5, "expected the package's sources, found " + files + " files in " + dir);
+    assertTrue(lines <= FRONT_END_TEMPORAL_LIMIT, dir + " is " + lines + " lines, over " + FRONT_END_TEMPORAL_LIMIT
+        + ": delete what no measured figure keeps, or move what is not the front end's out (docs/architecture.md)");
+  }
+
   @Test
   void noMainMethodIsOverFiftyLinesAndNoMainClassOverFourHundredWithoutAReasonInItsJavadoc() throws IOException {
     List<Offence> offences = new ArrayList<>();

@@ -22,6 +22,7 @@ import io.onceport.testing.SimplePreparation;
 import io.onceport.workflow.contract.ReplayClass;
 import io.onceport.workflow.execution.ExecutionRecord;
 import io.onceport.workflow.execution.ExecutionState;
+import io.onceport.workflow.session.SessionWorkflowIds;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
@@ -89,7 +90,7 @@ class WorkerTuningTest {
       List<String> ids = new ArrayList<>();
       for (int i = 0; i < 6; i++) {
         String session = SessionIds.forCall("agent:deployer", "tuning-" + i + "-" + System.nanoTime(), null, "test", "1");
-        new io.onceport.frontend.temporal.TemporalSessionRegistry(harness.connection.client(), EngineHarness.TASK_QUEUE)
+        new io.onceport.frontend.temporal.TemporalSessionRegistry(harness.connection.client(), EngineHarness.TASK_QUEUE, SessionWorkflowIds.unkeyed())
             .started(new SessionStart("agent:deployer", session, "test", "1", "2025-06-18", "127.0.0.1", Instant.now()));
         CallResult r = harness.gateway.call(new ToolCall("agent:deployer", "cached_tool",
             JSON.readTree("{\"service\":\"catalog\",\"version\":\"v" + i + "\"}"), null, null, session, "1", "2025-06-18",

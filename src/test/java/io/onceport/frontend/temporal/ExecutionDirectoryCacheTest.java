@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Timeout;
 class ExecutionDirectoryCacheTest {
   private final AtomicLong now = new AtomicLong(1_000);
   /** No connection: a cache hit never asks the engine (a miss would fail here). */
-  private final ExecutionDirectory directory = new ExecutionDirectory(null, now::get);
+  private final ExecutionDirectory directory = new ExecutionDirectory(null, now::get, record -> {});
 
   private static ExecutionRecord record(String id, ExecutionState state) {
     return record(id, state, state.isTerminal() ? Delivery.DELIVERED : Delivery.PENDING);

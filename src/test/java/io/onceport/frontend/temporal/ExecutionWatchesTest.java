@@ -2,12 +2,16 @@ package io.onceport.frontend.temporal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.onceport.workflow.execution.Delivery;
 import io.onceport.workflow.execution.ExecutionRecord;
 import io.onceport.workflow.execution.ExecutionState;
 import io.onceport.workflow.execution.Outcome;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -28,9 +32,14 @@ class ExecutionWatchesTest {
   private final ExecutorService executor = Executors.newCachedThreadPool();
   /** The engine: answers an awaitChange at once with this record. */
   private volatile ExecutionRecord engine;
+  /** The engine's runs that have closed: an awaitChange on them fails as on a closed run. */
+  private final Set<String> closedRuns = ConcurrentHashMap.newKeySet();
   private final ExecutionWatches watches = new ExecutionWatches(
       (location, after, waitMillis) -> {
         polls.incrementAndGet();
+        if (closedRuns.contains(location.runId())) {
+          throw new StatusRuntimeException(Status.NOT_FOUND.withDescription("workflow execution already completed"));
+        }
         return engine;
       },
       location -> {
@@ -88,7 +97,10 @@ class ExecutionWatchesTest {
     assertEquals(0, watches.settledSize());
     watches.offer(location(a), record("act_A", ExecutionState.COMPLETED, 5));
     assertEquals(1, watches.settledSize(), "a's record is terminal");
-    watches.closed(location(b), record("act_B", ExecutionState.REJECTED, 4));
+    // b's run closes with b's record still waiting (its final record as history has it): settled all the same.
+    closedRuns.add(b.runId());
+    engine = b;
+    assertEquals(b, watches.await(location(b), 2, Duration.ofSeconds(5)), "a closed run answers with its final record at once");
     assertEquals(2, watches.settledSize(), "b's run closed");
     advance(Duration.ofSeconds(11));
     assertEquals(0, watches.size());

@@ -41,6 +41,7 @@ import io.onceport.workflow.contract.ReplaySpec;
 import io.onceport.workflow.contract.ToolContract;
 import io.onceport.workflow.session.SessionRecord;
 import io.onceport.testing.Contracts;
+import io.onceport.workflow.session.SessionWorkflowIds;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -177,7 +178,7 @@ class AuthorizationLadderTest {
 
   private static String authorizedSession() {
     String session = "mcp:authorized-" + counter;
-    new TemporalSessionRegistry(harness.connection.client(), EngineHarness.TASK_QUEUE)
+    new TemporalSessionRegistry(harness.connection.client(), EngineHarness.TASK_QUEUE, SessionWorkflowIds.unkeyed())
         .started(new SessionStart("agent:deployer", session, "test", "1", "2025-06-18", "127.0.0.1", Instant.now()));
     var signed = ops.sign(DecisionStatement.issueSession(session, "agent:deployer", "authorize", "test", ops, Instant.now(),
         Duration.ofMinutes(10)));
@@ -364,7 +365,7 @@ class AuthorizationLadderTest {
   @Test
   void rung4ANewSessionWaitsUntilAnOperatorAuthorizesItThenDispatchesOnce() throws Exception {
     String session = SessionIds.forCall("agent:deployer", "fresh-" + counter, null, "test", "1");
-    new TemporalSessionRegistry(harness.connection.client(), EngineHarness.TASK_QUEUE)
+    new TemporalSessionRegistry(harness.connection.client(), EngineHarness.TASK_QUEUE, SessionWorkflowIds.unkeyed())
         .started(new SessionStart("agent:deployer", session, "test", "1", "2025-06-18", "127.0.0.1", Instant.now()));
     JsonNode args = args();
     CallResult first = harness.gateway.call(call("plain_tool", args, session, "1", 1_000));
@@ -401,7 +402,8 @@ class AuthorizationLadderTest {
     assertEquals(2, dispatch.dispatched.size());
     assertNotNull(done.authorizedAt());
 
-    new TemporalSessionRegistry(harness.connection.client(), EngineHarness.TASK_QUEUE).ended("agent:deployer", session, "client deleted the session");
+    new TemporalSessionRegistry(harness.connection.client(), EngineHarness.TASK_QUEUE, SessionWorkflowIds.unkeyed())
+        .ended("agent:deployer", session, "client deleted the session");
     long end = System.nanoTime() + Duration.ofSeconds(5).toNanos();
     while (!sessionJournal.events(session).contains("ended") && System.nanoTime() < end) {
       Thread.sleep(100);
