@@ -6,10 +6,12 @@ import io.onceport.frontend.gateway.CallResult;
 import io.onceport.frontend.gateway.ExecutionGateway;
 import io.onceport.frontend.gateway.GatewayException;
 import io.onceport.frontend.gateway.ToolCall;
+import io.onceport.frontend.ops.Metrics;
 import io.onceport.workflow.contract.ToolContract;
 import io.onceport.workflow.execution.CancelRequest;
 import io.onceport.workflow.execution.DeliveryReport;
 import io.onceport.workflow.execution.ExecutionRecord;
+import io.onceport.workflow.execution.ExecutionState;
 import io.onceport.workflow.execution.ToolExecutionWorkflow;
 import io.temporal.client.WorkflowClient;
 import io.temporal.serviceclient.RpcRetryOptions;
@@ -18,6 +20,7 @@ import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -69,11 +72,11 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
    * @param answers where a worker in this process hands answers over, or {@link InBandAnswers#NONE}
    */
   public TemporalExecutionGateway(TemporalConnection connection, ExecutionDirectory directory, String taskQueue,
-      CallPreparation preparation, String frontEnd, io.onceport.frontend.ops.Metrics metrics, InBandAnswers answers) {
+      CallPreparation preparation, String frontEnd, Metrics metrics, InBandAnswers answers) {
     this.connection = connection;
     this.directory = directory;
     this.preparation = preparation;
-    this.answers = java.util.Objects.requireNonNull(answers, "answers == null");
+    this.answers = Objects.requireNonNull(answers, "answers == null");
     // The attach path without the SDK's own RPC retries: a retried update-with-start after the first
     // run closed would start a second one. This gateway retries itself, after finding out.
     WorkflowServiceStubsOptions base = connection.stubs().getOptions();
@@ -150,8 +153,8 @@ public final class TemporalExecutionGateway implements ExecutionGateway, AutoClo
 
   /** Settled, or waiting for an operator: what a caller can be told now (as the workflow's attach answers). */
   static boolean hasAnswer(ExecutionRecord record) {
-    return record.isSettled() || record.state() == io.onceport.workflow.execution.ExecutionState.AWAITING_APPROVAL
-        || record.state() == io.onceport.workflow.execution.ExecutionState.AWAITING_SESSION_AUTHORIZATION;
+    return record.isSettled() || record.state() == ExecutionState.AWAITING_APPROVAL
+        || record.state() == ExecutionState.AWAITING_SESSION_AUTHORIZATION;
   }
 
   private static boolean hasCall(ExecutionRecord record, String callId) {
