@@ -46,10 +46,6 @@ public final class PayloadBudget {
     return new PayloadBudget(connection.client().getOptions().getDataConverter(), DEFAULT_LIMIT);
   }
 
-  public long limit() {
-    return limit;
-  }
-
   /** Bytes of the input and attach request as Temporal will receive them. */
   public long encodedSize(ExecutionInput input, AttachRequest attach) {
     return size(input) + size(attach);
