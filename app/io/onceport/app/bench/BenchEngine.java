@@ -68,6 +68,11 @@ final class BenchEngine implements AutoCloseable {
     return child != null || cli != null;
   }
 
+  /** The pid of the engine's own JVM (the embedded engine in a child), or -1 (in the bench JVM, or the dev server: no JIT). */
+  long jvmPid() {
+    return child != null ? child.pid() : -1;
+  }
+
   /** CPU time of the engine's process so far (0 when it runs in the bench JVM). */
   long cpuNanos() {
     if (child != null) {

@@ -35,6 +35,7 @@ final class BenchFigures {
         put(byProcess, p, s.cpuPerCallMillis(p));
       }
     }
+    withoutJit(f, s);
     if (s.batchCpuByProcess.containsKey(BenchRig.ENGINE) && s.processes.contains(BenchRig.ENGINE)) {
       put(f, "engine_cpu_ms_per_call", s.cpuPerCallMillis(BenchRig.ENGINE));
     }
@@ -59,6 +60,20 @@ final class BenchFigures {
     return f;
   }
 
+  /** Each used JVM's compiler threads' CPU per call, and the CPU per call without them. */
+  private static void withoutJit(ObjectNode f, Subject s) {
+    ObjectNode jitByProcess = McpDriver.JSON.createObjectNode();
+    for (String p : s.processes) {
+      if (s.batchCpuByProcess.containsKey(BenchRig.JIT + p)) {
+        put(jitByProcess, p, s.cpuPerCallMillis(BenchRig.JIT + p));
+      }
+    }
+    if (!jitByProcess.isEmpty()) {
+      f.set("jit_cpu_ms_per_call_by_process", jitByProcess);
+      put(f, "cpu_ms_per_call_without_jit", s.cpuPerCallWithoutJitMillis());
+    }
+  }
+
   /** The gRPC calls to the engine per call by method, the bytes sent and the workflow tasks. */
   private static void rpcs(ObjectNode f, Subject s) {
     if (s.batchCalls > 0 && !s.batchRpcs.isEmpty()) {
@@ -78,7 +93,12 @@ final class BenchFigures {
     if (s.batchCalls > 0 && b.batchCalls > 0) {
       double sJit = s.batchJitMillis / (double) s.batchCalls;
       double bJit = b.batchJitMillis / (double) b.batchCalls;
-      put(f, "cpu_ratio_without_jit", (s.cpuPerCallMillis() - sJit) / (b.cpuPerCallMillis() - bJit));
+      // the compiler threads' CPU of every JVM each side uses (not the JIT's elapsed time, which is no CPU)
+      double sCpu = s.cpuPerCallWithoutJitMillis();
+      double bCpu = b.cpuPerCallWithoutJitMillis();
+      if (!Double.isNaN(sCpu) && !Double.isNaN(bCpu)) {
+        put(f, "cpu_ratio_without_jit", sCpu / bCpu);
+      }
       if (bJit > 0) {
         put(f, "jit_ratio", sJit / bJit);
       }

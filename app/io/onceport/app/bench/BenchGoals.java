@@ -93,6 +93,12 @@ final class BenchGoals {
     put(f, "bare_cpu_ms", bare.path("cpu_ms_per_call").asDouble());
     put(f, "passthrough_cpu_ms", pass.path("cpu_ms_per_call").asDouble());
     put(f, "cpu_ms_per_call", floor);
+    // the same without any JVM's compiler threads: what the floor and each subject cost once compiled
+    boolean noJit = bare.path("cpu_ms_per_call_without_jit").isNumber() && pass.path("cpu_ms_per_call_without_jit").isNumber();
+    double floorNoJit = bare.path("cpu_ms_per_call_without_jit").asDouble() + pass.path("cpu_ms_per_call_without_jit").asDouble();
+    if (noJit) {
+      put(f, "cpu_ms_per_call_without_jit", floorNoJit);
+    }
     ObjectNode subjects = f.putObject("subjects");
     for (String key : SIDE_EFFECTING) {
       JsonNode s = subject(r, key);
@@ -100,6 +106,10 @@ final class BenchGoals {
         ObjectNode o = subjects.putObject(key);
         put(o, "cpu_ms_per_call", s.path("cpu_ms_per_call").asDouble());
         put(o, "ratio", s.path("cpu_ms_per_call").asDouble() / floor);
+        if (noJit && s.path("cpu_ms_per_call_without_jit").isNumber()) {
+          put(o, "cpu_ms_per_call_without_jit", s.path("cpu_ms_per_call_without_jit").asDouble());
+          put(o, "ratio_without_jit", s.path("cpu_ms_per_call_without_jit").asDouble() / floorNoJit);
+        }
       }
     }
   }

@@ -17,6 +17,17 @@ final class BenchReportSections {
       b.append(String.format(Locale.ROOT, "floor: bare %s ms + pass-through %s ms = %s ms of CPU per call%s%n",
           BenchReport.fmt(f.path("bare_cpu_ms").asDouble()), BenchReport.fmt(f.path("passthrough_cpu_ms").asDouble()),
           BenchReport.fmt(f.path("cpu_ms_per_call").asDouble()), ratios));
+      if (f.path("cpu_ms_per_call_without_jit").isNumber()) {
+        StringBuilder noJit = new StringBuilder();
+        f.path("subjects").fields().forEachRemaining(e -> {
+          if (e.getValue().path("ratio_without_jit").isNumber()) {
+            noJit.append(String.format(Locale.ROOT, "; %s %s ms = %.2fx", e.getKey(),
+                BenchReport.fmt(e.getValue().path("cpu_ms_per_call_without_jit").asDouble()), e.getValue().path("ratio_without_jit").asDouble()));
+          }
+        });
+        b.append(String.format(Locale.ROOT, "floor without the JIT compilers' CPU: %s ms%s%n",
+            BenchReport.fmt(f.path("cpu_ms_per_call_without_jit").asDouble()), noJit));
+      }
     }
     for (JsonNode c : r.path("baseline_checks")) {
       b.append(String.format(Locale.ROOT, "baseline check, %s: %s: %s%n", c.path("subject").asText(),

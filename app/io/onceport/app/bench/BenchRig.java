@@ -16,7 +16,6 @@ import io.onceport.app.engine.LocalEngine;
 import io.onceport.shared.temporal.TemporalConnection;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -26,7 +25,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -288,30 +286,12 @@ final class BenchRig implements AutoCloseable {
     return URI.create("http://127.0.0.1:" + passThrough.port() + "/mcp");
   }
 
-  /**
-   * CPU time so far of each process the bench runs, in nanoseconds, by {@link #BENCH} (this JVM:
-   * the load driver and the gateway), {@link #ENGINE}, {@link #TARGET}, {@link #NODE} and {@link
-   * #BARE}; a process that runs inside this JVM is not listed apart.
-   */
+  /** Prefix of a process's JIT compiler threads' CPU in {@link #cpuNanosByProcess} ({@code jit:bench}, …). */
+  static final String JIT = "jit:";
+
+  /** CPU time so far of each process the bench runs, in nanoseconds ({@link ProcessCpu}). */
   Map<String, Long> cpuNanosByProcess() {
-    Map<String, Long> out = new LinkedHashMap<>();
-    out.put(BENCH, ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime());
-    if (engine.apart()) {
-      out.put(ENGINE, engine.cpuNanos());
-    }
-    if (targetProcess != null) {
-      out.put(TARGET, targetProcess.cpuNanos());
-    }
-    if (passThrough != null) {
-      out.put(NODE, passThrough.process().cpuNanos());
-    }
-    if (bareChild != null) {
-      out.put(BARE, bareChild.cpuNanos());
-    }
-    if (driver != null) {
-      out.put(DRIVER, driver.cpuNanos());
-    }
-    return out;
+    return ProcessCpu.of(this);
   }
 
   /** The demo contracts (endpoints moved to this run's target) plus the bench's constant-size read. */

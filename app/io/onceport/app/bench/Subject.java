@@ -255,6 +255,23 @@ final class Subject {
     return batchCalls == 0 ? Double.NaN : cpuNanos(processes) / 1e6 / batchCalls;
   }
 
+  /**
+   * CPU per call in ms of the processes the subject uses less their JIT compiler threads' — what a
+   * call costs once its JVMs have compiled their code (the rounds of a short bench still compile:
+   * at 1,200 calls the gateway's compiler threads were 45 % of its JVM's CPU); NaN when no JVM's
+   * JIT was read. Processes that are not JVMs (Node, the dev server) count whole.
+   */
+  double cpuPerCallWithoutJitMillis() {
+    if (batchCalls == 0 || processes.stream().noneMatch(p -> batchCpuByProcess.containsKey(BenchRig.JIT + p))) {
+      return Double.NaN;
+    }
+    long sum = 0;
+    for (String p : processes) {
+      sum += batchCpuByProcess.getOrDefault(p, 0L) - batchCpuByProcess.getOrDefault(BenchRig.JIT + p, 0L);
+    }
+    return sum / 1e6 / batchCalls;
+  }
+
   /** CPU per call in ms of one process, NaN when it was not measured. */
   double cpuPerCallMillis(String process) {
     Long nanos = batchCpuByProcess.get(process);

@@ -69,6 +69,28 @@ class BenchGoalsTest {
   }
 
   @Test
+  void theFloorWithoutTheJitComparesWhatEachSideCostsOnceCompiled() throws Exception {
+    ObjectNode r = result("embedded");
+    ((ObjectNode) r.path("subjects").get(1)).put("cpu_ms_per_call_without_jit", 0.5);
+    ((ObjectNode) r.path("subjects").get(2)).put("cpu_ms_per_call_without_jit", 1.5);
+    ((ObjectNode) r.path("subjects").get(4)).put("cpu_ms_per_call_without_jit", 3.0);
+    BenchGoals.evaluate(r);
+    JsonNode f = r.path("floor");
+    assertEquals(2.0, f.path("cpu_ms_per_call_without_jit").asDouble(), 1e-9, f.toString());
+    assertEquals(1.5, f.path("subjects").path("json").path("ratio_without_jit").asDouble(), 1e-9, f.toString());
+    assertTrue(f.path("subjects").path("sse").path("ratio_without_jit").isMissingNode(), "sse has no figure without JIT: " + f);
+    assertEquals(1.0, f.path("subjects").path("json").path("ratio").asDouble(), 1e-9, "the goal's ratio is unchanged");
+    r.putArray("rounds");
+    String table = BenchReport.text(r);
+    assertTrue(table.contains("floor without the JIT compilers' CPU: 2.00 ms; json 3.00 ms = 1.50x"), table);
+    ObjectNode none = result("embedded");
+    BenchGoals.evaluate(none);
+    assertTrue(none.path("floor").path("cpu_ms_per_call_without_jit").isMissingNode(), "not read, not printed");
+    none.putArray("rounds");
+    assertFalse(BenchReport.text(none).contains("without the JIT"));
+  }
+
+  @Test
   void theEnginesHaveTheirOwnBoundsForThroughputAndLatency() throws Exception {
     ObjectNode embedded = result("embedded");
     BenchGoals.evaluate(embedded);

@@ -30,6 +30,23 @@ class JitCpuTest {
   }
 
   @Test
+  void itCountsWhatItsOwnReadingOfProcCostsSoTheBenchCanLeaveItOutOfTheGatewaysCpu() throws Exception {
+    assumeTrue(Files.isDirectory(Path.of("/proc/self/task")), "needs Linux /proc");
+    try (JitCpu jit = new JitCpu()) {
+      long self = ProcessHandle.current().pid();
+      long before = jit.ownCpuNanos();
+      for (int i = 0; i < 200; i++) {
+        jit.millis(self); // each reads this JVM's /proc/PID/task
+      }
+      long spent = jit.ownCpuNanos() - before;
+      assertTrue(spent > 0, "200 reads of /proc cost this JVM some CPU time: " + spent);
+      long process = ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+          .getProcessCpuTime();
+      assertTrue(spent < process, "a part of the JVM's CPU, not more: " + spent + " of " + process);
+    }
+  }
+
+  @Test
   void aProcessWithoutCompilerThreadsHasSpentNothing() throws Exception {
     assumeTrue(Files.isDirectory(Path.of("/proc/self/task")), "needs Linux /proc");
     Process sleep = new ProcessBuilder("sleep", "30").start();
