@@ -70,9 +70,9 @@ final class MainLoop {
       ownDeadline.arm(until, now);
       callerDeadline.arm(callers.earliestAfter(now), now);
       Workflow.await(() -> done.apply() || !execution.journal().isEmpty()
-          || ownDeadline.fired() || callerDeadline.fired()
+          || ownDeadline.ended() || callerDeadline.fired()
           || callers.earliestAfter(Workflow.currentTimeMillis()) != callerDeadline.at());
-      deadlineFired = ownDeadline.fired();
+      deadlineFired = ownDeadline.ended();
       resetPoint.check();
     }
   }
