@@ -70,9 +70,9 @@ final class MainLoop {
       ownDeadline.arm(until, now);
       callerDeadline.arm(callers.earliestAfter(now), now);
       Workflow.await(() -> done.apply() || !execution.journal().isEmpty()
-          || ownDeadline.ended() || callerDeadline.fired()
+          || ownDeadline.fired() || callerDeadline.fired()
           || callers.earliestAfter(Workflow.currentTimeMillis()) != callerDeadline.at());
-      deadlineFired = ownDeadline.ended();
+      deadlineFired = ownDeadline.fired();
       resetPoint.check();
     }
   }

@@ -87,10 +87,8 @@ class CallerDeadlineTimersTest {
     UpdateOptions<ExecutionRecord> accepted = UpdateOptions.<ExecutionRecord>newBuilder()
         .setWaitForStage(WorkflowUpdateStage.ACCEPTED).build();
 
-    // A waits 45 s; B arrives after it and waits 2 s: the timer moves to B's deadline, then back to
-    // A's. A's deadline stays more than a workflow task's timeout away, so its timer is cancelled,
-    // not left to fire (DeadlineTimer.release), even on a slow machine.
-    WorkflowUpdateHandle<ExecutionRecord> a = WorkflowClient.startUpdate(run::awaitChange, pending.version(), 45_000L, accepted);
+    // A waits 20 s; B arrives after it and waits 2 s: the timer moves to B's deadline, then back to A's.
+    WorkflowUpdateHandle<ExecutionRecord> a = WorkflowClient.startUpdate(run::awaitChange, pending.version(), 20_000L, accepted);
     long bStarted = System.nanoTime();
     WorkflowUpdateHandle<ExecutionRecord> b = WorkflowClient.startUpdate(run::awaitChange, pending.version(), 2_000L, accepted);
     ExecutionRecord bAnswer = b.getResultAsync().get(30, TimeUnit.SECONDS);
@@ -104,7 +102,7 @@ class CallerDeadlineTimersTest {
     release.countDown();
     ExecutionRecord aAnswer = a.getResultAsync().get(30, TimeUnit.SECONDS);
     assertTrue(aAnswer.version() > pending.version(), "A was answered with the change: " + aAnswer.state());
-    assertTrue(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - released) < 30_000, "A was answered by the change, not its deadline");
+    assertTrue(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - released) < 15_000, "A was answered by the change, not its deadline");
     assertEquals(ExecutionState.COMPLETED, aAnswer.state());
 
     // Delivered: the attach window's timer is not needed any more either; the tail's is.
@@ -130,28 +128,6 @@ class CallerDeadlineTimersTest {
     try (Replayer replayer = new Replayer()) {
       replayer.replay(history, ToolExecutionWorkflowImpl.class);
     }
-  }
-
-  /**
-   * A Temporal cancel request (an operator's {@code temporal workflow cancel}; Onceport's own
-   * cancel is an update) cancels every timer of the run: the wait on the run's own deadline ends as
-   * if the deadline had passed, so a run in its 5-minute tail still closes — at once, not after the
-   * tail — and is not left waiting on timers that will never fire.
-   */
-  @Test
-  void aTemporalCancelRequestStillClosesARunWaitingOutItsTail() throws Exception {
-    release.countDown();
-    CallResult call = harness.gateway.call(new ToolCall("agent:deployer", "status_tool",
-        JSON.readTree("{\"service\":\"catalog\",\"version\":\"cancelled\"}"), null, null, "session-1", "1", "2025-06-18",
-        "test/1", "127.0.0.1", 10_000));
-    assertEquals(ExecutionState.COMPLETED, call.record().state());
-    harness.gateway.reportDelivery(call.record().executionId(), new DeliveryReport(call.callId(), true, Instant.now().toString(), ""));
-    Records.await(harness.directory, call.record().executionId(), r -> r.delivery() == Delivery.DELIVERED, Duration.ofSeconds(15));
-    assertTrue(harness.directory.isOpen(harness.directory.locate(call.record().executionId()).orElseThrow()),
-        "in its tail the run is open");
-    harness.connection.client().newUntypedWorkflowStub(call.record().workflowId(), Optional.of(call.record().runId()),
-        Optional.empty()).cancel();
-    Records.awaitClosed(harness.directory, call.record().executionId(), Duration.ofSeconds(30));
   }
 
   private static long count(List<HistoryEvent> events, EventType type) {

@@ -85,10 +85,7 @@ class ToolExecutionCostTest {
   @Test
   void oneSimpleCallStaysWithinItsHistoryBudget() throws Exception {
     ToolCall call = new ToolCall("agent:deployer", "simple_tool", JSON.readTree("{\"service\":\"catalog\",\"version\":\"1\"}"),
-        null, null, "session-1", "1", "2025-06-18", "test/1", "127.0.0.1",
-        // serve's default --call-wait: the caller's deadline is far enough off for its timer to be
-        // cancelled when the caller is answered (DeadlineTimer.release: not within a task's timeout).
-        30_000);
+        null, null, "session-1", "1", "2025-06-18", "test/1", "127.0.0.1", 10_000);
     CallResult result = harness.gateway.call(call);
     assertEquals(ExecutionState.COMPLETED, result.record().state());
     harness.gateway.reportDelivery(result.record().executionId(), new DeliveryReport(result.callId(), true, Instant.now().toString(), ""));
@@ -112,10 +109,8 @@ class ToolExecutionCostTest {
     // timer is cancelled in the task that answers the caller, the attach window's in the task that
     // records the delivery (DeadlineTimer): before, the caller's fired later and woke a fifth task
     // with nothing to do — 5 tasks / 31 events, now 4 / 30 (a cancel costs one event in a task that
-    // runs anyway, a fired timer four and a task). A caller whose deadline is within a workflow
-    // task's timeout when answered (a call wait under ~10 s) still has its timer fire. One more task
-    // without commands may come between (seen after the delivery's task on the test server with a
-    // 10 s call wait, before this change as after).
+    // runs anyway, a fired timer four and a task). One more task without commands may come between
+    // (seen after the delivery's task on the test server, before this change as after).
     assertEquals(4, io.onceport.testing.Histories.tasksWithCommands(history),
         "tasks that did work: answer in the 2nd, delivery in the 3rd, the close after the tail: " + now);
     assertTrue(now.get("workflow tasks") <= 5, "workflow tasks: " + now);
