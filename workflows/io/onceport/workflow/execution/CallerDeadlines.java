@@ -8,8 +8,8 @@ import java.util.List;
 /**
  * The deadlines of callers waiting in {@code attach} and {@code awaitChange}. A handler may not
  * start a timer of its own (a command from a handler can replay in another order than it ran), so
- * it registers its deadline here and waits; the main method's timer for the earliest one ({@link
- * MainLoop}) wakes the workflow then, and is cancelled or moved when that caller is answered first.
+ * it registers its deadline here and waits; the main method's single timer ({@link MainLoop}) wakes
+ * the workflow at the earliest one.
  */
 final class CallerDeadlines {
   private final List<Long> deadlines = new ArrayList<>();
@@ -20,6 +20,10 @@ final class CallerDeadlines {
     deadlines.add(deadline);
     Workflow.await(() -> answered.apply() || Workflow.currentTimeMillis() >= deadline);
     deadlines.remove(Long.valueOf(deadline));
+  }
+
+  int count() {
+    return deadlines.size();
   }
 
   /** The earliest deadline after {@code now}, or {@code Long.MAX_VALUE}. */

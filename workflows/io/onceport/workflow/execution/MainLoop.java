@@ -5,13 +5,15 @@ import io.onceport.workflow.journal.JournalEntry;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Functions;
+import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
+import java.time.Duration;
 import java.util.List;
 
 /**
  * The main method's one way to wait, and the only place its bookkeeping commands come from: the
- * journal writes (one local activity per wait), the visibility upserts, and the timers for its own
- * deadline and its callers' ({@link CallerDeadlines}), each cancelled when no longer needed. Because every wait
+ * journal writes (one local activity per wait), the visibility upserts, and one timer at a time for
+ * the earliest of its own deadline and its callers' ({@link CallerDeadlines}). Because every wait
  * goes through {@link #waitUntil}, these commands are issued in one deterministic order however
  * signals and updates interleave.
  */
@@ -21,10 +23,8 @@ final class MainLoop {
   private final CallerDeadlines callers;
   private final JournalActivities journal;
   private final ResetPoint resetPoint;
-  /** For the {@code until} of the current wait. */
-  private final DeadlineTimer ownDeadline = new DeadlineTimer();
-  /** For the earliest deadline of the callers waiting in handlers. */
-  private final DeadlineTimer callerDeadline = new DeadlineTimer();
+  private Promise<Void> timer;
+  private long timerAt = Long.MAX_VALUE;
 
   MainLoop(Execution execution, ExecutionVisibility visibility, CallerDeadlines callers, JournalActivities journal) {
     this.execution = execution;
@@ -45,14 +45,8 @@ final class MainLoop {
   /**
    * Waits until {@code done} holds or the clock reaches {@code until}; returns whether {@code done}
    * holds. Before every wait it writes what is queued (journal, search attributes, memo); while
-   * waiting it wakes for new queued entries and for the deadlines of callers waiting in handlers.
-   *
-   * <p>Two timers at most, each cancelled as soon as its deadline no longer matters ({@link
-   * DeadlineTimer}): one for {@code until}, kept across waits with the same deadline; one for the
-   * earliest deadline of the callers waiting, re-armed whenever that changes — a caller arrives
-   * with an earlier one, or the earliest caller was answered or gave up (then the timer moves to
-   * the next caller's deadline, or is cancelled when none waits). Apart, a caller coming and going
-   * costs its own timer's start and cancel, never a re-arm of the run's deadline.
+   * waiting it wakes for new queued entries and for the deadlines of callers waiting in handlers,
+   * with one timer at a time.
    */
   boolean waitUntil(long until, Functions.Func<Boolean> done) {
     boolean deadlineFired = false;
@@ -67,12 +61,17 @@ final class MainLoop {
       if (now >= until || deadlineFired) {
         return false;
       }
-      ownDeadline.arm(until, now);
-      callerDeadline.arm(callers.earliestAfter(now), now);
+      long wake = Math.min(until, callers.earliestAfter(now));
+      if (wake != Long.MAX_VALUE && (timer == null || timerAt != wake || timer.isCompleted())) {
+        timerAt = wake;
+        timer = Workflow.newTimer(Duration.ofMillis(wake - now));
+      }
+      Promise<Void> armed = wake == Long.MAX_VALUE ? null : timer;
+      int waiting = callers.count();
       Workflow.await(() -> done.apply() || !execution.journal().isEmpty()
-          || ownDeadline.fired() || callerDeadline.fired()
-          || callers.earliestAfter(Workflow.currentTimeMillis()) != callerDeadline.at());
-      deadlineFired = ownDeadline.fired();
+          || armed != null && armed.isCompleted()
+          || callers.count() != waiting && callers.earliestAfter(Workflow.currentTimeMillis()) < wake);
+      deadlineFired = armed != null && armed.isCompleted() && wake == until;
       resetPoint.check();
     }
   }

@@ -42,8 +42,7 @@ import org.slf4j.Logger;
  * MainLoop#waitUntil}). A handler that issues commands can replay in another order than it ran (a
  * signal and an update handled in one workflow task) and stick the workflow with a {@code
  * NonDeterministicException}. Callers waiting in {@code attach}/{@code awaitChange} register a
- * deadline ({@link CallerDeadlines}); the main method's timer for the earliest one is moved or
- * cancelled as callers come and go ({@link DeadlineTimer}).
+ * deadline ({@link CallerDeadlines}); the main method's single timer serves the earliest one.
  *
  * <p><b>Cost.</b> Queued journal entries travel with the next send (the dispatch activity makes
  * them durable with its {@code dispatched} entry, before the first byte) or are written by one

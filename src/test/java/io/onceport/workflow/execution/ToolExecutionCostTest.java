@@ -105,24 +105,16 @@ class ToolExecutionCostTest {
         .map(e -> e.getEventType().name().replace("EVENT_TYPE_", "")).toList());
 
     // The late-arrival tail adds a timer and the task it wakes (a retry of the call is answered from
-    // this execution until then, issue 27, which a closed run could not do). The caller's deadline
-    // timer is cancelled in the task that answers the caller, the attach window's in the task that
-    // records the delivery (DeadlineTimer): before, the caller's fired later and woke a fifth task
-    // with nothing to do — 5 tasks / 31 events, now 4 / 30 (a cancel costs one event in a task that
-    // runs anyway, a fired timer four and a task). One more task without commands may come between
-    // (seen after the delivery's task on the test server, before this change as after).
+    // this execution until then, issue 27, which a closed run could not do); the caller's deadline
+    // timer, not cancelled when the caller was answered, wakes one more task with nothing to do, and
+    // under load the SDK may force one more empty task while a local activity runs.
     assertEquals(4, io.onceport.testing.Histories.tasksWithCommands(history),
         "tasks that did work: answer in the 2nd, delivery in the 3rd, the close after the tail: " + now);
-    assertTrue(now.get("workflow tasks") <= 5, "workflow tasks: " + now);
-    assertEquals(3, now.get("timers"), "the caller's deadline, the attach window, the tail: " + now);
-    assertEquals(List.of(EventType.EVENT_TYPE_TIMER_CANCELED, EventType.EVENT_TYPE_TIMER_CANCELED, EventType.EVENT_TYPE_TIMER_FIRED),
-        history.getEvents().stream().map(HistoryEvent::getEventType)
-            .filter(t -> t == EventType.EVENT_TYPE_TIMER_CANCELED || t == EventType.EVENT_TYPE_TIMER_FIRED).toList(),
-        "only the tail's timer fires: the caller's and the window's are cancelled once they no longer matter");
+    assertTrue(now.get("workflow tasks") <= 6, "workflow tasks: " + now);
     assertEquals(1, now.get("activities"), now.toString());
     assertTrue(now.getOrDefault("local activities", 0) <= 2, "the ladder and the delivered entry: " + now);
     assertTrue(now.getOrDefault("search-attribute upserts", 0) <= 2, "completed, delivered (the start request has the rest): " + now);
-    assertTrue(now.get("events") <= 33, "events (30, and 3 for a task without commands): " + now);
+    assertTrue(now.get("events") <= 34, "events: " + now);
     assertEquals(0, now.getOrDefault("memo modifications", 0), "the start request has the request summary; completed and delivered "
         + "needs no other: " + now);
     // The journal still has every transition, in order, with the outcome written by the send itself.
