@@ -13,8 +13,11 @@ import io.temporal.api.workflowservice.v1.UpdateWorkerDeploymentVersionMetadataR
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Supplier;
 
 /**
  * The {@link WireProtocol} check between front ends and workers of different builds, through the
@@ -26,13 +29,26 @@ import java.util.Optional;
  */
 public final class WireCompatibility {
   private static final ObjectMapper JSON = new ObjectMapper();
+  /**
+   * How long a front end asks again while the server says it is busy. The server rate-limits the
+   * requests to one Worker Deployment ("too many requests issued to Worker Deployment", {@code
+   * RESOURCE_EXHAUSTED}; seen on the dev server while workers and front ends start together): a
+   * front end that exited on it would need its supervisor to restart it for a transient refusal.
+   */
+  static final Duration BUSY_WAIT = Duration.ofSeconds(30);
 
   private final WorkflowServiceStubs stubs;
   private final String namespace;
+  private final Duration busyWait;
 
   public WireCompatibility(WorkflowServiceStubs stubs, String namespace) {
+    this(stubs, namespace, BUSY_WAIT);
+  }
+
+  WireCompatibility(WorkflowServiceStubs stubs, String namespace, Duration busyWait) {
     this.stubs = Objects.requireNonNull(stubs, "stubs == null");
     this.namespace = Objects.requireNonNull(namespace, "namespace == null");
+    this.busyWait = Objects.requireNonNull(busyWait, "busyWait == null");
   }
 
   /** What a worker build publishes: the protocol it speaks and the oldest front-end protocol it accepts. */
@@ -86,8 +102,8 @@ public final class WireCompatibility {
   public Verdict check(String deploymentName, int frontEnd) {
     String currentBuild;
     try {
-      currentBuild = DeploymentRouting.currentBuildId(new DeploymentRouting(stubs, namespace, "onceport-frontend")
-          .describe(deploymentName).getWorkerDeploymentInfo());
+      DeploymentRouting routing = new DeploymentRouting(stubs, namespace, "onceport-frontend");
+      currentBuild = DeploymentRouting.currentBuildId(whileBusy(() -> routing.describe(deploymentName)).getWorkerDeploymentInfo());
     } catch (StatusRuntimeException e) {
       if (e.getStatus().getCode() == Status.Code.NOT_FOUND || e.getStatus().getCode() == Status.Code.UNIMPLEMENTED) {
         return new Verdict(true, "no Worker Deployment " + deploymentName + " on this server yet: wire protocol not checked");
@@ -97,8 +113,9 @@ public final class WireCompatibility {
     if (currentBuild == null) {
       return new Verdict(true, "Worker Deployment " + deploymentName + " routes new executions to unversioned workers: wire protocol not checked");
     }
-    Payload entry = stubs.blockingStub().describeWorkerDeploymentVersion(DescribeWorkerDeploymentVersionRequest.newBuilder()
-            .setNamespace(namespace).setDeploymentVersion(version(deploymentName, currentBuild)).build())
+    String build = currentBuild;
+    Payload entry = whileBusy(() -> stubs.blockingStub().describeWorkerDeploymentVersion(DescribeWorkerDeploymentVersionRequest.newBuilder()
+            .setNamespace(namespace).setDeploymentVersion(version(deploymentName, build)).build()))
         .getWorkerDeploymentVersionInfo().getMetadata().getEntriesMap().get(WireProtocol.METADATA_KEY);
     Optional<Published> published = entry == null ? Optional.empty() : Published.fromPayload(entry);
     String workers = "the current workers (Worker Deployment " + deploymentName + ", build " + currentBuild + ")";
@@ -117,6 +134,36 @@ public final class WireCompatibility {
     }
     return new Verdict(true, workers + " speak wire protocol " + p.speaks() + " and accept front ends from " + p.acceptsFrontEndsFrom()
         + "; this front end speaks " + frontEnd);
+  }
+
+  /**
+   * {@code request}'s answer, asked again (backing off 100 ms doubling to 2 s, with jitter) while
+   * the server answers busy ({@code RESOURCE_EXHAUSTED}, {@code UNAVAILABLE}, {@code
+   * DEADLINE_EXCEEDED}) and {@link #busyWait} has not passed; any other refusal, or the last busy
+   * one, is thrown. Both requests only read, so asking again changes nothing on the server.
+   */
+  private <T> T whileBusy(Supplier<T> request) {
+    long deadline = System.nanoTime() + busyWait.toNanos();
+    long pause = 100;
+    while (true) {
+      try {
+        return request.get();
+      } catch (StatusRuntimeException e) {
+        Status.Code code = e.getStatus().getCode();
+        boolean busy = code == Status.Code.RESOURCE_EXHAUSTED || code == Status.Code.UNAVAILABLE
+            || code == Status.Code.DEADLINE_EXCEEDED;
+        if (!busy || System.nanoTime() + pause * 1_000_000 > deadline) {
+          throw e;
+        }
+      }
+      try {
+        Thread.sleep(pause + ThreadLocalRandom.current().nextLong(pause));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while the Temporal server was busy", e);
+      }
+      pause = Math.min(2000, pause * 2);
+    }
   }
 
   private static WorkerDeploymentVersion version(String deploymentName, String buildId) {
