@@ -5,6 +5,7 @@ import io.onceport.shared.codec.Payloads;
 import io.onceport.frontend.auth.AgentRegistry;
 import io.onceport.frontend.contract.ContractLoader;
 import io.onceport.frontend.contract.ContractSet;
+import io.onceport.frontend.mcp.AgentLimits;
 import io.onceport.app.demo.DemoTarget;
 import io.onceport.frontend.ops.Metrics;
 import io.onceport.app.runtime.FrontendRuntime;
@@ -175,7 +176,7 @@ final class BenchRig implements AutoCloseable {
           settings.tuning(), versioning(engine.kind));
       running.add(worker);
       FrontendRuntime frontend = FrontendRuntime.start(connection, "bench", data, tools,
-          FrontendSettings.loopback(Duration.ofSeconds(30), "auto"), metrics, worker.readAccess());
+          FrontendSettings.loopback(Duration.ofSeconds(30), "auto").withAgentLimits(agentLimits(settings)), metrics, worker.readAccess());
       running.add(frontend);
       ChildProcess bareChild = settings.bareJvm() && settings.runs("bare")
           ? startBareChild(dir, engine.target, target + "/v1/releases", settings, running) : null;
@@ -328,6 +329,19 @@ final class BenchRig implements AutoCloseable {
           attach_window: PT1M
         """.formatted(READ_TOOL, port));
     return out;
+  }
+
+  /**
+   * Every call of the bench is one agent's, so the per-agent limit on long waits (64 by default,
+   * there to keep one agent from starving others) would refuse the curve's 256 callers and the
+   * storm's 1,000 with 429s: the bench sets it as an operator expecting that load would ({@code
+   * --agent-max-waits}), to measure the call path, not the limit.
+   */
+  static AgentLimits agentLimits(BenchSettings settings) {
+    int callers = Math.max(settings.stormCalls(), Math.max(settings.concurrency(),
+        settings.curve().stream().mapToInt(Integer::intValue).max().orElse(0)));
+    return new AgentLimits(Math.max(AgentLimits.DEFAULT_LONG_WAITS, callers), AgentLimits.DEFAULT_OPEN_SESSIONS,
+        AgentLimits.DEFAULT_SESSIONS_PER_MINUTE);
   }
 
   private static String createRelease(HttpClient http, String target) throws IOException, InterruptedException {
