@@ -4,6 +4,7 @@ import io.onceport.frontend.auth.AgentRegistry;
 import io.onceport.app.cli.OnceportCommand;
 import io.onceport.app.demo.DemoTarget;
 import java.io.IOException;
+import java.net.BindException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -12,6 +13,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -52,11 +56,34 @@ public final class Cluster implements AutoCloseable {
     token = new AgentRegistry(data).add(AGENT);
   }
 
+  /**
+   * A loopback port free now, for a child to bind later. Picked below Linux's ephemeral range
+   * (32768–60999), where the kernel hands out the local ports of outgoing connections: a port from
+   * {@code new ServerSocket(0)} is in that range, and on a busy machine another process's connection
+   * took one between this pick and the child's bind (a full CI run: {@code temporal server start-dev}
+   * exited with "bind: address already in use" on the gRPC port it was given). Kept below 31000 so
+   * the dev server's HTTP port (its gRPC port + 1000) stays out of that range too; never the same
+   * port twice in one JVM.
+   */
   public static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+    InetAddress loopback = InetAddress.getByName("127.0.0.1");
+    for (int attempt = 0; attempt < 500; attempt++) {
+      int port = 20_000 + ThreadLocalRandom.current().nextInt(11_000);
+      if (!HANDED_OUT.add(port)) {
+        continue;
+      }
+      try (ServerSocket s = new ServerSocket(port, 1, loopback)) {
+        return port;
+      } catch (BindException taken) {
+        // in use: try another
+      }
+    }
+    try (ServerSocket s = new ServerSocket(0, 1, loopback)) {
       return s.getLocalPort();
     }
   }
+
+  private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
 
   /** Starts a child process and remembers it for {@link #close}; does not wait. */
   public ChildProcess start(String... args) throws IOException {
